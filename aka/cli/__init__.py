@@ -1,0 +1,1 @@
+"""The `aka` command line: parse, configure, call into the parts; nothing else."""

@@ -1,0 +1,1 @@
+"""The judge: isolated worker, correctness, honesty guards, timing and roofline."""

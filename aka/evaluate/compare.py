@@ -1,0 +1,141 @@
+"""Output comparison in float64, input integrity and aliasing checks (worker side, needs torch)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+
+@dataclass
+class Mismatch:
+    """Outcome of comparing one candidate output structure against the reference's."""
+
+    ok: bool
+    detail: str = ""
+    max_abs: float = 0.0
+    max_rel: float = 0.0
+
+
+def flatten(value: Any, prefix: str = "out") -> list[tuple[str, Any]]:
+    """Tensors and scalars of a tensor / tuple / list / dict output, with a path for each."""
+    if isinstance(value, torch.Tensor):
+        return [(prefix, value)]
+    if isinstance(value, (tuple, list)):
+        items: list[tuple[str, Any]] = []
+        for i, v in enumerate(value):
+            items += flatten(v, f"{prefix}[{i}]")
+        return items
+    if isinstance(value, dict):
+        items = []
+        for k in sorted(value, key=str):
+            items += flatten(value[k], f"{prefix}[{k!r}]")
+        return items
+    return [(prefix, value)]
+
+
+def compare(out: Any, ref: Any, atol: float, rtol: float) -> Mismatch:
+    """Elementwise |out - ref| <= atol + rtol*|ref| in float64; NaN/Inf must match exactly."""
+    got, want = flatten(out), flatten(ref)
+    if [p for p, _ in got] != [p for p, _ in want]:
+        return Mismatch(False, f"output structure differs: got {[p for p, _ in got]}, "
+                               f"expected {[p for p, _ in want]}")
+    worst = Mismatch(True)
+    for (path, a), (_, b) in zip(got, want):
+        m = _compare_one(path, a, b, atol, rtol)
+        if not m.ok:
+            return m
+        worst.max_abs = max(worst.max_abs, m.max_abs)
+        worst.max_rel = max(worst.max_rel, m.max_rel)
+    return worst
+
+
+def _compare_one(path: str, a: Any, b: Any, atol: float, rtol: float) -> Mismatch:
+    if not isinstance(b, torch.Tensor):
+        ok = type(a) is type(b) and a == b
+        return Mismatch(ok, "" if ok else f"{path}: got {a!r}, expected {b!r}")
+    if not isinstance(a, torch.Tensor):
+        return Mismatch(False, f"{path}: got {type(a).__name__}, expected a tensor")
+    if a.shape != b.shape:
+        return Mismatch(False, f"{path}: shape {tuple(a.shape)}, expected {tuple(b.shape)}")
+    if a.dtype != b.dtype:
+        return Mismatch(False, f"{path}: dtype {a.dtype}, expected {b.dtype}")
+    if a.device.type != b.device.type:
+        return Mismatch(False, f"{path}: on {a.device}, expected {b.device}")
+    if not (b.dtype.is_floating_point or b.dtype.is_complex):
+        diff = (a != b)
+        n = int(diff.sum())
+        if n:
+            idx = tuple(int(i) for i in diff.nonzero()[0])
+            return Mismatch(False, f"{path}: {n} of {b.numel()} elements differ (exact compare), "
+                                   f"first at {idx}: got {a[idx].item()}, expected {b[idx].item()}")
+        return Mismatch(True)
+    x, y = a.detach().to(torch.float64), b.detach().to(torch.float64)
+    xnan, ynan = torch.isnan(x), torch.isnan(y)
+    if not torch.equal(xnan, ynan):
+        extra = int((xnan & ~ynan).sum())
+        return Mismatch(False, f"{path}: NaN pattern differs ({extra} NaN where the reference has "
+                               f"none, {int((ynan & ~xnan).sum())} missing)")
+    xinf, yinf = torch.isinf(x), torch.isinf(y)
+    if not torch.equal(xinf, yinf) or not torch.equal(x[xinf], y[yinf]):
+        return Mismatch(False, f"{path}: Inf pattern differs from the reference")
+    fin = torch.isfinite(y)
+    xf, yf = x[fin], y[fin]
+    err = (xf - yf).abs()
+    bound = atol + rtol * yf.abs()
+    bad = err > bound
+    max_abs = float(err.max()) if err.numel() else 0.0
+    max_rel = float((err / yf.abs().clamp_min(1e-30)).max()) if err.numel() else 0.0
+    if bool(bad.any()):
+        n = int(bad.sum())
+        full_idx = fin.nonzero()[int(bad.nonzero()[0])]
+        idx = tuple(int(i) for i in full_idx)
+        return Mismatch(False, f"{path}: {n} of {b.numel()} elements outside atol={atol:g} "
+                               f"rtol={rtol:g}; max abs err {max_abs:.3g}; first at {idx}: "
+                               f"got {x[idx].item():.6g}, expected {y[idx].item():.6g}",
+                        max_abs, max_rel)
+    return Mismatch(True, "", max_abs, max_rel)
+
+
+def identical(a: Any, b: Any) -> bool:
+    """Bitwise equality of two tensor structures (NaN equal to NaN in the same place)."""
+    fa, fb = flatten(a), flatten(b)
+    if len(fa) != len(fb):
+        return False
+    for (_, x), (_, y) in zip(fa, fb):
+        if isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor):
+            if x.shape != y.shape or x.dtype != y.dtype:
+                return False
+            if x.dtype.is_floating_point:
+                if not torch.equal(torch.isnan(x), torch.isnan(y)):
+                    return False
+                m = ~torch.isnan(x)
+                if not torch.equal(x[m], y[m]):
+                    return False
+            elif not torch.equal(x, y):
+                return False
+        elif x != y:
+            return False
+    return True
+
+
+def _span(t: torch.Tensor) -> tuple[int, int]:
+    start = t.untyped_storage().data_ptr()
+    return start, start + t.untyped_storage().nbytes()
+
+
+def aliased(outputs: Any, inputs: list[tuple[str, torch.Tensor]]) -> list[tuple[str, str]]:
+    """(output path, input name) pairs whose storages overlap."""
+    pairs = []
+    for path, o in flatten(outputs):
+        if not isinstance(o, torch.Tensor) or o.untyped_storage().nbytes() == 0:
+            continue
+        o0, o1 = _span(o)
+        for name, t in inputs:
+            if t.untyped_storage().nbytes() == 0:
+                continue
+            i0, i1 = _span(t)
+            if o0 < i1 and i0 < o1:
+                pairs.append((path, name))
+    return pairs

@@ -1,0 +1,191 @@
+"""The judge's front door: static review here, everything that runs candidate code in the worker,
+then roofline and verdict. `Evaluator.evaluate(spec, candidate)` -> EvalResult."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aka.errors import CandidateError, EnvironmentMissing, WorkerError
+from aka.evaluate import roofline
+from aka.evaluate.pool import WorkerPool
+from aka.evaluate.review import review
+from aka.hardware import calibrate as calibration_cache
+from aka.hardware.devices import lookup
+from aka.spec.op import OpSpec, Shape
+from aka.spec.result import (Comparison, EvalResult, EvalStatus, Rejection, ShapeResult, Timing)
+
+WRONG = {"wrong-output", "wrong-mutation"}
+ERRORS = {"load-error", "runtime-error", "syntax", "no-model-new"}
+LOW_PRECISION = {"bfloat16", "float16", "float8_e4m3fn", "float8_e5m2"}
+
+
+@dataclass
+class EvalOptions:
+    """How thoroughly to evaluate."""
+
+    shapes: tuple[str, ...] = ()
+    """Only these visible shape ids (held-out shapes always run); empty: all."""
+    trials: int = 3
+    seed: int = 0
+    timeout_s: float | None = None
+    time: bool = True
+    baselines: tuple[str, ...] | None = None
+    """None: the spec's baselines."""
+    reps: int = 100
+
+
+def detect_device(requested: str = "auto") -> str:
+    """'cuda' or 'cpu'; AKA_DEVICE overrides 'auto'."""
+    want = os.environ.get("AKA_DEVICE", requested) if requested == "auto" else requested
+    if want == "cpu":
+        return "cpu"
+    import torch
+
+    has = torch.cuda.is_available()
+    if want == "cuda" and not has:
+        raise EnvironmentMissing("--device cuda was asked for, but no CUDA device is visible")
+    return "cuda" if has else "cpu"
+
+
+def read_candidate(path: str | Path) -> tuple[str, str]:
+    """(source, sha256) of a candidate file, or CandidateError."""
+    p = Path(path)
+    try:
+        source = p.read_text()
+    except FileNotFoundError:
+        raise CandidateError(f"{p}: candidate file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CandidateError(f"{p}: cannot read the candidate: {exc}") from None
+    return source, hashlib.sha256(source.encode()).hexdigest()
+
+
+def status_of(rejections: list[Rejection]) -> EvalStatus:
+    if not rejections:
+        return EvalStatus.ACCEPTED
+    rule = rejections[0].rule
+    if rule == "timeout":
+        return EvalStatus.TIMEOUT
+    if rule == "crash":
+        return EvalStatus.CRASH
+    if rule in WRONG:
+        return EvalStatus.WRONG
+    if rule in ERRORS:
+        return EvalStatus.ERROR
+    return EvalStatus.CHEAT
+
+
+class Evaluator:
+    """Evaluates candidates of operators through one worker pool."""
+
+    def __init__(self, pool: WorkerPool):
+        self.pool = pool
+        self.interpreter = pool.device == "cpu"
+
+    def plan(self, spec: OpSpec, options: EvalOptions) -> tuple[str, list[dict[str, Any]], list[str]]:
+        """(dtype to run, shapes for the worker, notes)."""
+        notes = []
+        dtype = spec.dtype
+        if self.interpreter and dtype in LOW_PRECISION:
+            notes.append(f"{dtype} operator run in float32: the Triton interpreter computes "
+                         f"{dtype} wrongly")
+            dtype = "float32"
+        visible, held = spec.run_shapes(self.interpreter)
+        if self.interpreter and not spec.cpu_shapes:
+            notes.append("the spec has no cpu_shapes: running its full shapes on the interpreter")
+        if options.shapes:
+            unknown = set(options.shapes) - {s.id for s in visible}
+            if unknown:
+                raise CandidateError(f"unknown shape id(s) {sorted(unknown)} for {spec.name} "
+                                     f"(known: {', '.join(s.id for s in visible)})")
+            visible = tuple(s for s in visible if s.id in options.shapes)
+        rows = [_row(s, False) for s in visible] + [_row(s, True) for s in held]
+        return dtype, rows, notes
+
+    def evaluate(self, spec: OpSpec, candidate: str | Path, options: EvalOptions | None = None) -> EvalResult:
+        options = options or EvalOptions()
+        source, sha = read_candidate(candidate)
+        path = str(Path(candidate).resolve())
+        dtype, rows, notes = self.plan(spec, options)
+        mode = "cpu-interpreter" if self.interpreter else "gpu"
+        base = dict(op=spec.name, candidate=path, candidate_sha256=sha, mode=mode, dtype=dtype)
+        static = review(source, path)
+        if static:
+            return EvalResult(status=status_of(static), rejections=static, notes=notes,
+                              shapes=[ShapeResult(id=r["id"], params=r["params"], held_out=r["held_out"])
+                                      for r in rows], **base)
+        tol = spec.tolerance_for(dtype)
+        job = {
+            "kind": "eval", "spec": spec.to_dict(), "candidate": path, "dtype": dtype,
+            "shapes": rows, "trials": options.trials, "seed": options.seed, "atol": tol.atol,
+            "rtol": tol.rtol, "mutates": list(spec.mutates), "time": options.time,
+            "baselines": list(options.baselines if options.baselines is not None else spec.baselines),
+            "reps": options.reps, "timeout_s": options.timeout_s or _default_timeout(self.interpreter, rows),
+        }
+        reply = self.pool.submit(job)
+        return self._result(spec, reply, rows, notes, base)
+
+    def _result(self, spec: OpSpec, reply: dict, rows: list[dict], notes: list[str], base: dict) -> EvalResult:
+        if reply.get("died"):
+            rej = [Rejection(reply["died"], reply.get("error", ""), base["candidate"])]
+            shapes = [ShapeResult(id=r["id"], params=r["params"], held_out=r["held_out"]) for r in rows]
+            return EvalResult(status=status_of(rej), rejections=rej, shapes=shapes, notes=notes,
+                              log=reply.get("log", ""), wall_s=reply.get("wall_s", 0.0), **base)
+        if not reply.get("ok"):
+            raise WorkerError(f"evaluation worker failed: {reply.get('error')}\n{reply.get('traceback', '')}"
+                              f"\n{reply.get('log', '')[-1500:]}")
+        rejections = [Rejection(**r) for r in reply["rejections"]]
+        device = reply.get("device", {})
+        if self.pool.network_isolated is False:
+            notes.append("the worker ran without network isolation (unshare unavailable)")
+        shapes = [self._shape(spec, s, device) for s in reply["shapes"]]
+        seen = {s.id for s in shapes}
+        shapes += [ShapeResult(id=r["id"], params=r["params"], held_out=r["held_out"])
+                   for r in rows if r["id"] not in seen]
+        if self.interpreter:
+            notes.append("times are CPU-interpreter wall times, not GPU performance; roofline n/a")
+        return EvalResult(status=status_of(rejections), rejections=rejections, shapes=shapes,
+                          notes=notes + reply.get("notes", []), device=device,
+                          log=reply.get("log", ""), wall_s=reply.get("wall_s", 0.0), **base)
+
+    def _shape(self, spec: OpSpec, s: dict, device: dict) -> ShapeResult:
+        res = ShapeResult(id=s["id"], params=s["params"], held_out=s["held_out"], correct=s.get("correct"),
+                          max_abs_err=s.get("max_abs_err"), max_rel_err=s.get("max_rel_err"),
+                          trials=s.get("trials", 0), detail=s.get("detail", ""),
+                          own_time_share=s.get("own_time_share"))
+        if s.get("time"):
+            res.time = Timing(**s["time"])
+            res.baselines = {k: Timing(**v) for k, v in s.get("baselines", {}).items()}
+            if not self.interpreter:
+                res.speedup = {k: v.median_us / res.time.median_us for k, v in res.baselines.items()}
+            dev = lookup(device.get("name", "")) if device.get("kind") == "cuda" else None
+            if dev and spec.roofline:
+                cal = calibration_cache.load_cached(device["name"])
+                res.roofline = roofline.assess(spec.roofline, s["params"], s.get("bytes_io", 0),
+                                               res.time.median_us, dev, cal)
+        return res
+
+    def compare(self, spec: OpSpec, incumbent: str | Path, candidate: str | Path,
+                options: EvalOptions | None = None, rounds: int = 5) -> list[Comparison]:
+        """Interleaved incumbent/candidate timing per visible shape (both must be correct already)."""
+        options = options or EvalOptions()
+        dtype, rows, _ = self.plan(spec, options)
+        job = {"kind": "compare", "spec": spec.to_dict(), "dtype": dtype, "rounds": rounds,
+               "incumbent": str(Path(incumbent).resolve()), "candidate": str(Path(candidate).resolve()),
+               "shapes": [r for r in rows if not r["held_out"]], "seed": options.seed,
+               "timeout_s": options.timeout_s or 900}
+        reply = self.pool.submit(job)
+        if not reply.get("ok"):
+            raise WorkerError(f"comparison failed: {reply.get('error')}\n{reply.get('log', '')[-1500:]}")
+        return [Comparison(**{k: v for k, v in c.items() if k != "shape"}) for c in reply["comparisons"]]
+
+
+def _row(shape: Shape, held_out: bool) -> dict[str, Any]:
+    return {"id": shape.id, "params": shape.params, "held_out": held_out}
+
+
+def _default_timeout(interpreter: bool, rows: list[dict]) -> float:
+    return (60.0 + 30.0 * len(rows)) if interpreter else (120.0 + 90.0 * len(rows))

@@ -1,0 +1,160 @@
+"""The fork server: loads torch and triton once, then forks a fresh child per job.
+
+Run as `python -m aka.evaluate.server`. Protocol: one JSON job per line on stdin, one JSON reply
+per line on the protocol descriptor (the original stdout; anything else printed goes to stderr).
+Each child runs in its own temporary directory, its own process group, under resource limits,
+with its stdout/stderr captured to a log whose tail comes back with the reply. A child that hangs
+is killed at the job's time limit; one that dies (segfault, abort) is reported as a crash. The
+server never touches CUDA itself, so every child initializes its own context and a child that hit
+a CUDA error dies with it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import select
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from typing import Any
+
+LOG_TAIL = 4000
+
+
+def _limits(job: dict[str, Any]) -> None:
+    """Resource limits for a candidate child (CPU time, open files, memory on CPU only)."""
+    cpu_s = int(job.get("cpu_limit_s", 0)) or int(job.get("timeout_s", 300)) * 4
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 5))
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    nofile = min(4096, hard) if hard != resource.RLIM_INFINITY else 4096
+    resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+    mem = int(job.get("memory_limit_bytes", 0))
+    if mem and job.get("device") != "cuda":        # an address-space limit breaks CUDA init
+        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def _child(job: dict[str, Any], workdir: str, wfd: int) -> None:
+    """Runs in the forked child; never returns."""
+    code = 0
+    try:
+        os.setpgid(0, 0)
+        os.chdir(workdir)
+        log = os.open(os.path.join(workdir, "log.txt"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(log, 1)
+        os.dup2(log, 2)
+        _limits(job)
+        from aka.evaluate.worker import execute
+
+        reply = execute(job)
+    except BaseException as exc:  # noqa: BLE001 - the reply must always be written
+        import traceback
+
+        reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}",
+                 "traceback": traceback.format_exc()[-3000:]}
+        code = 1
+    data = (json.dumps(reply, default=str) + "\n").encode()
+    view = memoryview(data)
+    while view:
+        n = os.write(wfd, view)
+        view = view[n:]
+    os.close(wfd)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def run_job(job: dict[str, Any]) -> dict[str, Any]:
+    """Fork a child for one job; collect its reply, or say how it died."""
+    workdir = tempfile.mkdtemp(prefix="aka-job-")
+    rfd, wfd = os.pipe()
+    t0 = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        os.close(rfd)
+        _child(job, workdir, wfd)
+    os.close(wfd)
+    timeout = float(job.get("timeout_s", 300))
+    chunks, timed_out = [], False
+    while True:
+        left = timeout - (time.monotonic() - t0)
+        if left <= 0:
+            timed_out = True
+            break
+        ready, _, _ = select.select([rfd], [], [], min(left, 1.0))
+        if ready:
+            chunk = os.read(rfd, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    os.close(rfd)
+    if timed_out:
+        _kill(pid)
+    _, status = os.waitpid(pid, 0)
+    reply = _decode(b"".join(chunks), status, timed_out, timeout)
+    reply["log"] = _tail(os.path.join(workdir, "log.txt"))
+    reply["wall_s"] = round(time.monotonic() - t0, 3)
+    shutil.rmtree(workdir, ignore_errors=True)
+    return reply
+
+
+def _kill(pid: int) -> None:
+    for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+        try:
+            target()
+        except ProcessLookupError:
+            pass
+
+
+def _decode(raw: bytes, status: int, timed_out: bool, timeout: float) -> dict[str, Any]:
+    if timed_out:
+        return {"ok": False, "died": "timeout", "error": f"killed after the {timeout:g} s time limit"}
+    if raw.strip():
+        try:
+            return json.loads(raw)
+        except json.JSONDecodeError:
+            pass
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+        return {"ok": False, "died": "crash", "error": f"the worker died with signal {name}"}
+    return {"ok": False, "died": "crash",
+            "error": f"the worker exited with status {os.WEXITSTATUS(status)} and no reply"}
+
+
+def _tail(path: str) -> str:
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - LOG_TAIL))
+            return f.read().decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def main() -> None:
+    proto = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)                                   # stray prints must not corrupt the protocol
+    import torch  # noqa: F401 - preload: children fork with torch and triton already imported
+    import triton  # noqa: F401
+
+    import aka.evaluate.worker  # noqa: F401
+
+    proto.write(json.dumps({"ready": True, "pid": os.getpid()}) + "\n")
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            job = json.loads(line)
+        except json.JSONDecodeError as exc:
+            proto.write(json.dumps({"ok": False, "error": f"bad job: {exc}"}) + "\n")
+            continue
+        proto.write(json.dumps(run_job(job), default=str) + "\n")
+
+
+if __name__ == "__main__":
+    main()

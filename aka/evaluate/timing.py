@@ -1,0 +1,145 @@
+"""Device timing (worker side): CUDA events with L2 flushed, CUDA-graph replay for short kernels,
+rotated input sets, robust statistics, and the interleaved incumbent/candidate comparison.
+
+Work on side streams cannot hide from these numbers: the runtime proof (proof.py) rejects any
+candidate whose device work runs on a stream other than the one timed, before timing starts.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Callable, Sequence
+
+from aka.spec.result import Comparison, Timing
+
+GRAPH_BELOW_US = 20.0
+L2_FLUSH_BYTES = 256 * 1024 * 1024
+
+
+def stats(samples_us: Sequence[float], method: str) -> Timing:
+    """Median, IQR, coefficient of variation and minimum of timing samples."""
+    xs = sorted(samples_us)
+    n = len(xs)
+    q1, q3 = xs[n // 4], xs[(3 * n) // 4] if n > 1 else xs[0]
+    mean = statistics.fmean(xs)
+    cv = statistics.pstdev(xs) / mean if n > 1 and mean > 0 else 0.0
+    return Timing(median_us=statistics.median(xs), iqr_us=q3 - q1, cv=cv, reps=n,
+                  method=method, min_us=xs[0])
+
+
+def bench_cpu(calls: Sequence[Callable[[], object]], reps: int = 3) -> Timing:
+    """Wall-clock timing on the CPU interpreter: never GPU performance."""
+    calls[0]()
+    samples = []
+    for i in range(reps):
+        t0 = time.perf_counter()
+        calls[i % len(calls)]()
+        samples.append((time.perf_counter() - t0) * 1e6)
+    return stats(samples, "cpu-interpreter")
+
+
+class GpuTimer:
+    """Times callables on the current CUDA stream; one instance per worker process."""
+
+    def __init__(self, reps: int = 100, warmup_ms: float = 25.0, graph_below_us: float = GRAPH_BELOW_US):
+        import torch
+
+        self.torch = torch
+        self.reps, self.warmup_ms, self.graph_below_us = reps, warmup_ms, graph_below_us
+        self.flush_buf = torch.empty(L2_FLUSH_BYTES, dtype=torch.int8, device="cuda")
+
+    def _events(self, n: int) -> tuple[list, list]:
+        ev = self.torch.cuda.Event
+        return [ev(enable_timing=True) for _ in range(n)], [ev(enable_timing=True) for _ in range(n)]
+
+    def bench(self, calls: Sequence[Callable[[], object]], reps: int | None = None,
+              allow_graph: bool = True) -> Timing:
+        """Median device time of one call; graph replay when a call is shorter than the threshold."""
+        torch = self.torch
+        reps = reps or self.reps
+        self._warmup(calls)
+        probe = self._events_bench(calls, reps=max(5, reps // 10))
+        if allow_graph and probe.median_us < self.graph_below_us:
+            try:
+                return self._graph_bench(calls, reps)
+            except RuntimeError:
+                torch.cuda.synchronize()
+        return self._events_bench(calls, reps)
+
+    def _warmup(self, calls: Sequence[Callable[[], object]]) -> None:
+        torch = self.torch
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        i = 0
+        while (time.perf_counter() - t0) * 1e3 < self.warmup_ms or i < 2 * len(calls):
+            calls[i % len(calls)]()
+            i += 1
+            if i % 16 == 0:
+                torch.cuda.synchronize()
+        torch.cuda.synchronize()
+
+    def _events_bench(self, calls: Sequence[Callable[[], object]], reps: int) -> Timing:
+        torch = self.torch
+        starts, ends = self._events(reps)
+        for i in range(reps):
+            self.flush_buf.zero_()                      # L2 flushed outside the timed window
+            starts[i].record()
+            calls[i % len(calls)]()
+            ends[i].record()
+        torch.cuda.synchronize()
+        return stats([s.elapsed_time(e) * 1e3 for s, e in zip(starts, ends)], "events")
+
+    def _graph_bench(self, calls: Sequence[Callable[[], object]], reps: int, inner: int = 20) -> Timing:
+        """Capture `inner` calls (rotating input sets) in one graph; time replays, divide."""
+        torch = self.torch
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            for c in calls:
+                c()
+        torch.cuda.current_stream().wait_stream(stream)
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for i in range(inner):
+                calls[i % len(calls)]()
+        graph.replay()
+        torch.cuda.synchronize()
+        starts, ends = self._events(reps)
+        for i in range(reps):
+            starts[i].record()
+            graph.replay()
+            ends[i].record()
+        torch.cuda.synchronize()
+        return stats([s.elapsed_time(e) * 1e3 / inner for s, e in zip(starts, ends)], "graph")
+
+
+def decide(incumbent_us: Sequence[float], candidate_us: Sequence[float], method: str,
+           min_gain: float = 0.01) -> Comparison:
+    """Judge ABBA rounds: faster only if the gain exceeds the measured noise (and min_gain).
+
+    `incumbent_us[k]` / `candidate_us[k]` hold the two measurements of round k flattened in order
+    (A1, A2 for the incumbent, B1, B2 for the candidate): lists of length 2 * rounds.
+    """
+    if len(incumbent_us) != len(candidate_us) or len(incumbent_us) < 2 or len(incumbent_us) % 2:
+        raise ValueError("need two measurements per round for each side")
+    rounds = len(incumbent_us) // 2
+    ratios, spreads = [], []
+    for k in range(rounds):
+        a1, a2 = incumbent_us[2 * k], incumbent_us[2 * k + 1]
+        b1, b2 = candidate_us[2 * k], candidate_us[2 * k + 1]
+        ratios.append((a1 + a2) / (b1 + b2))
+        spreads.append(max(abs(a1 - a2) / ((a1 + a2) / 2), abs(b1 - b2) / ((b1 + b2) / 2)))
+    speedup = statistics.median(ratios)
+    ratio_spread = (max(ratios) - min(ratios)) / 2 if rounds > 1 else 0.0
+    noise = max(statistics.median(spreads), ratio_spread, min_gain)
+    return Comparison(
+        incumbent_us=statistics.median(incumbent_us),
+        candidate_us=statistics.median(candidate_us),
+        speedup=speedup,
+        noise=noise,
+        rounds=rounds,
+        significant=speedup - 1.0 > noise,
+        method=method,
+    )

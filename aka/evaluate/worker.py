@@ -1,0 +1,174 @@
+"""Jobs the evaluation worker runs, in a forked child, speaking plain JSON-able dicts.
+
+Only torch, triton, numpy and pyyaml are needed here, so the worker runs on a bare GPU node.
+Job kinds: 'eval' (correctness, honesty, timing of one candidate), 'compare' (interleaved
+incumbent/candidate timing), 'calibrate' (achievable ceilings), 'ping'.
+"""
+
+from __future__ import annotations
+
+import math
+import traceback
+from typing import Any
+
+import torch
+
+from aka.evaluate import proof
+from aka.evaluate.correctness import Pair, build_pair, check_shape
+from aka.evaluate.loading import Inputs, Operator, kernel_objects, load_module
+from aka.evaluate.timing import GpuTimer, bench_cpu, decide
+
+WRONG_RULES = {"wrong-output", "wrong-mutation"}
+
+
+def execute(job: dict[str, Any]) -> dict[str, Any]:
+    """Run one job; every candidate failure comes back as data."""
+    kind = job.get("kind")
+    if kind == "ping":
+        return {"ok": True, "torch": torch.__version__, "cuda": torch.cuda.is_available()}
+    if kind == "eval":
+        return run_eval(job)
+    if kind == "compare":
+        return run_compare(job)
+    if kind == "calibrate":
+        from aka.hardware.calibrate import calibrate
+
+        return {"ok": True, "calibration": calibrate()}
+    raise ValueError(f"unknown job kind {kind!r}")
+
+
+def device_info(device: str) -> dict[str, Any]:
+    if device != "cuda":
+        return {"kind": "cpu", "name": "cpu (Triton interpreter)"}
+    props = torch.cuda.get_device_properties(0)
+    return {"kind": "cuda", "name": props.name, "capability": f"{props.major}.{props.minor}",
+            "sms": props.multi_processor_count, "memory_bytes": props.total_memory,
+            "torch": torch.__version__}
+
+
+def _reject(rule: str, message: str, shape: str = "", file: str = "", line: int | None = None) -> dict:
+    return {"rule": rule, "message": message, "shape": shape, "file": file, "line": line}
+
+
+def _error_text(exc: BaseException, limit: int = 1500) -> str:
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return f"{type(exc).__name__}: {exc}\n{text[-limit:]}"
+
+
+def run_eval(job: dict[str, Any]) -> dict[str, Any]:
+    device, spec = job["device"], job["spec"]
+    out: dict[str, Any] = {"ok": True, "rejections": [], "shapes": [], "notes": [],
+                           "device": device_info(device), "kernels": []}
+    try:
+        op = Operator(spec, device, job["dtype"])
+    except Exception as exc:  # noqa: BLE001 - the reference is the user's input; report it
+        raise RuntimeError(f"reference {spec['reference']} failed to load: {exc}") from exc
+    try:
+        module = load_module(job["candidate"], "candidate")
+        cand_cls = module.ModelNew
+    except Exception as exc:  # noqa: BLE001
+        out["rejections"].append(_reject("load-error", _error_text(exc), file=job["candidate"]))
+        return out
+    kernels = kernel_objects(module)
+    out["kernels"] = sorted(kernels)
+    pairs = _check_all(job, op, cand_cls, kernels, out)
+    if out["rejections"] or not job.get("time", True):
+        return out
+    _time_all(job, op, pairs, kernels, out)
+    return out
+
+
+def _check_all(job: dict, op: Operator, cand_cls: Any, kernels: dict, out: dict) -> dict[str, Pair]:
+    pairs: dict[str, Pair] = {}
+    for i, shape in enumerate(job["shapes"]):
+        row = {"id": shape["id"], "params": shape["params"], "held_out": shape.get("held_out", False)}
+        out["shapes"].append(row)
+        seed = int(job.get("seed", 0)) + 1000 * i
+        try:
+            pair = build_pair(op, cand_cls, shape["params"], seed)
+            chk = check_shape(op, pair, kernels, shape["params"], seed, int(job.get("trials", 3)),
+                              job["atol"], job["rtol"], tuple(job.get("mutates", ())))
+        except Exception as exc:  # noqa: BLE001 - a candidate that raises fails this shape
+            row.update(correct=False, detail=_error_text(exc, 600))
+            out["rejections"].append(_reject("runtime-error", _error_text(exc), shape["id"]))
+            if "CUDA" in str(exc) or "cuda" in type(exc).__name__.lower():
+                out["notes"].append("a CUDA error poisons this process; it is not reused")
+            break
+        row.update(correct=chk.correct, max_abs_err=chk.max_abs, max_rel_err=chk.max_rel,
+                   trials=chk.trials, detail=chk.detail, bytes_io=chk.bytes_io)
+        if not chk.correct:
+            out["rejections"].append(_reject(chk.rule, chk.detail, shape["id"]))
+            break
+        pairs[shape["id"]] = pair
+    return pairs
+
+
+def _input_sets(op: Operator, params: dict, seed: int, bytes_io: int, n_max: int = 8) -> list[Inputs]:
+    n = max(2, min(n_max, math.ceil(128 * 2**20 / max(bytes_io, 1))))
+    return [op.make_inputs(params, seed + 500 + k) for k in range(n)]
+
+
+def _calls(model: torch.nn.Module, sets: list[Inputs]) -> list:
+    def make(inp: Inputs):
+        def call():
+            with torch.no_grad():
+                return inp.call(model)
+        return call
+    return [make(s) for s in sets]
+
+
+def _time_all(job: dict, op: Operator, pairs: dict[str, Pair], kernels: dict, out: dict) -> None:
+    gpu = job["device"] == "cuda"
+    timer = GpuTimer(reps=int(job.get("reps", 100))) if gpu else None
+    baselines = list(job.get("baselines", []))
+    if not gpu and "torch.compile" in baselines:
+        baselines.remove("torch.compile")
+        out["notes"].append("torch.compile baseline skipped on the CPU interpreter")
+    for i, row in enumerate(out["shapes"]):
+        if row["held_out"] or row["id"] not in pairs:
+            continue
+        pair = pairs[row["id"]]
+        sets = _input_sets(op, row["params"], int(job.get("seed", 0)) + 1000 * i, row.get("bytes_io", 0),
+                           n_max=8 if gpu else 1)
+        cand_calls = _calls(pair.cand, sets)
+        if gpu:
+            rule, detail, share = proof.judge(proof.profile_call(cand_calls[0]), set(kernels))
+            row["own_time_share"] = share
+            if rule:
+                out["rejections"].append(_reject(rule, detail, row["id"]))
+                return
+            row["time"] = timer.bench(cand_calls).__dict__
+        else:
+            row["time"] = bench_cpu(cand_calls).__dict__
+        row["baselines"] = {}
+        for name in baselines:
+            model = pair.ref if name == "eager" else torch.compile(pair.ref)
+            calls = _calls(model, sets)
+            row["baselines"][name] = (timer.bench(calls) if gpu else bench_cpu(calls)).__dict__
+
+
+def run_compare(job: dict[str, Any]) -> dict[str, Any]:
+    """ABBA rounds per shape: incumbent, candidate, candidate, incumbent."""
+    device = job["device"]
+    op = Operator(job["spec"], device, job["dtype"])
+    inc_cls = load_module(job["incumbent"], "incumbent").ModelNew
+    cand_cls = load_module(job["candidate"], "candidate").ModelNew
+    gpu = device == "cuda"
+    timer = GpuTimer(reps=int(job.get("reps", 30))) if gpu else None
+    results = []
+    for i, shape in enumerate(job["shapes"]):
+        seed = int(job.get("seed", 0)) + 1000 * i
+        inc = build_pair(op, inc_cls, shape["params"], seed).cand
+        cand = build_pair(op, cand_cls, shape["params"], seed).cand
+        sets = _input_sets(op, shape["params"], seed, 0, n_max=8 if gpu else 1)
+        a_calls, b_calls = _calls(inc, sets), _calls(cand, sets)
+        measure = (lambda c: timer.bench(c).median_us) if gpu else (lambda c: bench_cpu(c).median_us)
+        a, b = [], []
+        for _ in range(int(job.get("rounds", 5))):
+            a.append(measure(a_calls))
+            b.append(measure(b_calls))
+            b.append(measure(b_calls))
+            a.append(measure(a_calls))
+        cmp = decide(a, b, "events/graph" if gpu else "cpu-interpreter")
+        results.append({"shape": shape["id"], **cmp.__dict__})
+    return {"ok": True, "comparisons": results, "device": device_info(device)}

@@ -1,0 +1,1 @@
+"""Device identity, datasheet peaks, calibration and NVML readings."""

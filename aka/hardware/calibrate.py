@@ -1,0 +1,96 @@
+"""Measure the achievable ceilings of the GPU (runs inside the worker) and cache them per GPU.
+
+Read bandwidth: a Triton streaming reduction; copy: device-to-device copy counting bytes read and
+written; write: a fill; matmul: bf16 8192^3 through the library; launch floor: an empty Triton
+kernel replayed in a CUDA graph. Caches live in $AKA_CACHE_DIR (default ~/.cache/aka).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+FORMAT = 1
+
+
+def cache_path(device_name: str) -> Path:
+    root = Path(os.environ.get("AKA_CACHE_DIR") or Path.home() / ".cache" / "aka")
+    slug = re.sub(r"[^a-z0-9]+", "-", device_name.lower()).strip("-")
+    return root / "calibration" / f"{slug}.json"
+
+
+def load_cached(device_name: str) -> dict[str, Any] | None:
+    p = cache_path(device_name)
+    try:
+        data = json.loads(p.read_text())
+    except (OSError, ValueError):
+        return None
+    return data if data.get("format") == FORMAT and data.get("device") == device_name else None
+
+
+def save(data: dict[str, Any]) -> Path:
+    p = cache_path(data["device"])
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=2))
+    tmp.replace(p)
+    return p
+
+
+def _kernels():
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def read_sum(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        pid = tl.program_id(0)
+        step = tl.num_programs(0) * BLOCK
+        acc = tl.zeros([BLOCK], dtype=tl.float32)
+        for start in range(pid * BLOCK, n, step):
+            offs = start + tl.arange(0, BLOCK)
+            acc += tl.load(x_ptr + offs, mask=offs < n, other=0.0).to(tl.float32)
+        tl.store(out_ptr + pid, tl.sum(acc, axis=0))
+
+    @triton.jit
+    def empty(x_ptr):
+        pass
+
+    return read_sum, empty
+
+
+def calibrate(size_bytes: int = 4 << 30) -> dict[str, Any]:
+    """Measure the ceilings on CUDA device 0 (medians of event-timed runs)."""
+    import torch
+
+    from aka.evaluate.timing import GpuTimer
+
+    read_sum, empty = _kernels()
+    timer = GpuTimer(reps=50)
+    name = torch.cuda.get_device_name(0)
+    n = size_bytes // 2
+    x = torch.randn(n, dtype=torch.bfloat16, device="cuda")
+    y = torch.empty_like(x)
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    partial = torch.empty(sms * 8, dtype=torch.float32, device="cuda")
+    t_read = timer.bench([lambda: read_sum[(sms * 8,)](x, partial, n, BLOCK=4096, num_warps=8)],
+                         allow_graph=False).median_us
+    t_copy = timer.bench([lambda: y.copy_(x)], allow_graph=False).median_us
+    t_write = timer.bench([lambda: y.fill_(1.0)], allow_graph=False).median_us
+    m = 8192
+    a = torch.randn(m, m, dtype=torch.bfloat16, device="cuda")
+    b = torch.randn(m, m, dtype=torch.bfloat16, device="cuda")
+    t_mm = timer.bench([lambda: a @ b], reps=20, allow_graph=False).median_us
+    t_empty = timer._graph_bench([lambda: empty[(1,)](x)], reps=200).median_us
+    return {
+        "format": FORMAT,
+        "device": name,
+        "read_bandwidth": size_bytes / (t_read * 1e-6),
+        "copy_bandwidth": 2 * size_bytes / (t_copy * 1e-6),
+        "write_bandwidth": size_bytes / (t_write * 1e-6),
+        "matmul_flops": {"bfloat16": 2 * m**3 / (t_mm * 1e-6)},
+        "empty_kernel_graph_us": t_empty,
+        "torch": torch.__version__,
+    }

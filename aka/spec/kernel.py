@@ -1,0 +1,115 @@
+"""Kernel files: the YAML front matter that opens every `reference_kernels/**.py` docstring."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from aka.errors import SpecError
+
+FIELDS = ("op", "strategy", "techniques", "dsl", "vendors", "archs", "params", "requires", "sources")
+REQUIRED = ("op", "strategy", "dsl")
+REQUIREMENTS = ("gpu",)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One tunable parameter: the values the tuner may pick and the default."""
+
+    values: tuple[Any, ...]
+    default: Any
+
+
+@dataclass(frozen=True)
+class KernelMeta:
+    """The declared identity of a kernel file."""
+
+    path: str
+    op: str
+    strategy: str
+    dsl: str
+    techniques: tuple[str, ...] = ()
+    vendors: tuple[str, ...] = ()
+    archs: tuple[str, ...] = ()
+    params: dict[str, Param] = field(default_factory=dict)
+    requires: tuple[str, ...] = ()
+    """'gpu' when the interpreter cannot run it; `requires_reason` says why."""
+    requires_reason: str = ""
+    sources: tuple[str, ...] = ()
+    summary: str = ""
+    """The prose after the front matter."""
+
+    def defaults(self) -> dict[str, Any]:
+        return {k: p.default for k, p in self.params.items()}
+
+
+def read_kernel_meta(path: str | Path) -> KernelMeta:
+    """Parse a kernel file's front matter; SpecError names the file, line and field."""
+    p = Path(path)
+    f = str(p)
+    try:
+        tree = ast.parse(p.read_text(), filename=f)
+    except SyntaxError as exc:
+        raise SpecError(f, "<python>", f"not valid Python ({exc.msg})", line=exc.lineno) from None
+    doc = ast.get_docstring(tree, clean=False)
+    if not doc or not doc.lstrip().startswith("---"):
+        raise SpecError(f, "<front matter>", "the module docstring must open with '---' YAML front matter", line=1)
+    body = doc.lstrip()[3:]
+    end = body.find("\n---")
+    if end < 0:
+        raise SpecError(f, "<front matter>", "front matter is not closed by a '---' line", line=1)
+    try:
+        data = yaml.safe_load(body[:end])
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise SpecError(f, "<front matter>", f"not valid YAML: {exc}",
+                        line=mark.line + 2 if mark else 1) from None
+    if not isinstance(data, dict):
+        raise SpecError(f, "<front matter>", "expected a mapping", line=1)
+    unknown = sorted(set(data) - set(FIELDS) - {"requires_reason"})
+    if unknown:
+        raise SpecError(f, unknown[0], f"unknown key (allowed: {', '.join(FIELDS)})", line=1)
+    for key in REQUIRED:
+        if not isinstance(data.get(key), str) or not data[key]:
+            raise SpecError(f, key, "missing required field (a string)", line=1)
+    params = {}
+    for name, spec in (data.get("params") or {}).items():
+        if not isinstance(spec, dict) or "values" not in spec or "default" not in spec:
+            raise SpecError(f, f"params.{name}", "expected {values: [...], default: ...}", line=1)
+        values = tuple(spec["values"])
+        if spec["default"] not in values:
+            raise SpecError(f, f"params.{name}", f"default {spec['default']!r} is not among values {list(values)}", line=1)
+        params[name] = Param(values=values, default=spec["default"])
+    requires = tuple(_list(f, data, "requires"))
+    bad = [r for r in requires if r not in REQUIREMENTS]
+    if bad:
+        raise SpecError(f, "requires", f"unknown requirement {bad[0]!r} (known: {', '.join(REQUIREMENTS)})", line=1)
+    if requires and not str(data.get("requires_reason") or "").strip():
+        raise SpecError(f, "requires_reason", "a kernel that requires a GPU must say why", line=1)
+    return KernelMeta(
+        path=f,
+        op=data["op"],
+        strategy=data["strategy"],
+        dsl=data["dsl"],
+        techniques=tuple(_list(f, data, "techniques")),
+        vendors=tuple(_list(f, data, "vendors")),
+        archs=tuple(str(a) for a in _list(f, data, "archs")),
+        params=params,
+        requires=requires,
+        requires_reason=str(data.get("requires_reason") or ""),
+        sources=tuple(_list(f, data, "sources")),
+        summary=body[end + 4:].strip(),
+    )
+
+
+def _list(f: str, data: dict, key: str) -> list:
+    value = data.get(key) or []
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        raise SpecError(f, key, f"expected a list, got {value!r}", line=1)
+    return value

@@ -1,0 +1,167 @@
+"""What an evaluation says about a candidate: status, rejections, per-shape checks and timings.
+
+Kernel failures are data: a wrong answer, a cheat, a crash or a timeout is an `EvalStatus` with
+its reasons, never an exception.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class EvalStatus(str, Enum):
+    """The verdict on one candidate."""
+
+    ACCEPTED = "accepted"          # correct and honest on every shape, held-out shapes included
+    WRONG = "wrong"                # ran, but an output (or a mutated input) is wrong somewhere
+    CHEAT = "cheat"                # an honesty rule rejected it (static review or runtime proof)
+    ERROR = "error"                # raised, failed to compile or to load
+    TIMEOUT = "timeout"            # killed after the time limit
+    CRASH = "crash"                # the worker died (segfault, illegal memory access, ...)
+
+    @property
+    def accepted(self) -> bool:
+        return self is EvalStatus.ACCEPTED
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """One broken rule: which rule, where, and what was seen."""
+
+    rule: str
+    """Rule id, e.g. 'torch-compute', 'ghost-replay', 'input-modified' (docs/honesty.md lists them)."""
+    message: str
+    file: str = ""
+    line: int | None = None
+    shape: str = ""
+    """Shape id where a runtime rule fired; empty for static rules."""
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        at = f" [shape {self.shape}]" if self.shape else ""
+        return f"{self.rule}: {where + ': ' if where else ''}{self.message}{at}"
+
+
+@dataclass
+class Timing:
+    """Robust statistics of repeated timings, in microseconds."""
+
+    median_us: float
+    iqr_us: float
+    cv: float
+    """Coefficient of variation (stdev / mean)."""
+    reps: int
+    method: str
+    """'events' (CUDA events, L2 flushed), 'graph' (CUDA-graph replay) or 'cpu-interpreter'."""
+    min_us: float = 0.0
+
+
+@dataclass
+class Roofline:
+    """Where one shape's time stands against the hardware floor."""
+
+    flops: dict[str, float]
+    bytes: float
+    t_roof_us: float
+    sol: float | None = None
+    """T_roof / T against the datasheet peaks."""
+    sol_calibrated: float | None = None
+    """The same against the measured (achievable) ceilings, when calibrated."""
+    sol_launch_adjusted: float | None = None
+    """(T_roof + empty-kernel graph time) / T."""
+    flag: str = ""
+    """Set when S > 1: the roofline undercounts bytes or FLOPs; S is then not a result."""
+
+
+@dataclass
+class ShapeResult:
+    """One shape's correctness checks, timings and roofline."""
+
+    id: str
+    params: dict[str, Any]
+    held_out: bool = False
+    correct: bool | None = None
+    """None: not checked (an earlier failure stopped the run)."""
+    max_abs_err: float | None = None
+    max_rel_err: float | None = None
+    trials: int = 0
+    detail: str = ""
+    time: Timing | None = None
+    baselines: dict[str, Timing] = field(default_factory=dict)
+    speedup: dict[str, float] = field(default_factory=dict)
+    """Baseline time / candidate time, per baseline."""
+    roofline: Roofline | None = None
+    own_time_share: float | None = None
+    """Share of device time in the candidate's own kernels (GPU runtime proof)."""
+
+
+@dataclass
+class EvalResult:
+    """Everything one evaluation of one candidate found."""
+
+    status: EvalStatus
+    op: str
+    candidate: str
+    candidate_sha256: str
+    mode: str
+    """'gpu' or 'cpu-interpreter' (times then are not GPU performance; roofline n/a)."""
+    dtype: str
+    """The dtype actually run (bf16 operators run as float32 on the interpreter)."""
+    rejections: list[Rejection] = field(default_factory=list)
+    shapes: list[ShapeResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    device: dict[str, Any] = field(default_factory=dict)
+    log: str = ""
+    """Tail of the worker's stderr for this candidate."""
+    wall_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.status is EvalStatus.ACCEPTED and self.rejections:
+            raise ValueError("an accepted result cannot carry rejections")
+        if self.status is not EvalStatus.ACCEPTED and not self.rejections:
+            raise ValueError(f"a {self.status.value} result must say why (rejections)")
+
+    @property
+    def accepted(self) -> bool:
+        return self.status.accepted
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["status"] = self.status.value
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "EvalResult":
+        d = dict(data)
+        d["status"] = EvalStatus(d["status"])
+        d["rejections"] = [Rejection(**r) for r in d.get("rejections", [])]
+        d["shapes"] = [_shape_from_dict(s) for s in d.get("shapes", [])]
+        return cls(**d)
+
+
+def _shape_from_dict(s: dict[str, Any]) -> ShapeResult:
+    s = dict(s)
+    if s.get("time"):
+        s["time"] = Timing(**s["time"])
+    s["baselines"] = {k: Timing(**v) for k, v in (s.get("baselines") or {}).items()}
+    if s.get("roofline"):
+        s["roofline"] = Roofline(**s["roofline"])
+    return ShapeResult(**s)
+
+
+@dataclass
+class Comparison:
+    """An interleaved incumbent-candidate-candidate-incumbent timing comparison."""
+
+    incumbent_us: float
+    candidate_us: float
+    speedup: float
+    """incumbent / candidate (> 1: the candidate is faster)."""
+    noise: float
+    """Relative noise threshold measured from the repeated rounds."""
+    rounds: int
+    significant: bool
+    """True when the candidate is faster by more than the noise."""
+    method: str
