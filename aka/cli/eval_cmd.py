@@ -1,0 +1,51 @@
+"""`aka eval OP CANDIDATE`: is the candidate correct, honest and fast?"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from aka.cli.common import handled, print_json
+from aka.cli.render import render_eval
+
+
+def register(app: typer.Typer) -> None:
+    app.command("eval")(eval_command)
+
+
+def eval_command(
+    op: Path = typer.Argument(..., help="Folder with op.yaml, an op.yaml, or a KernelBench problem file."),
+    candidate: Path = typer.Argument(..., help="Python file defining class ModelNew."),
+    shape: Optional[List[str]] = typer.Option(None, "--shape", help="Only these visible shape ids (held-out shapes always run)."),
+    device: str = typer.Option("auto", help="auto, cuda or cpu (cpu: Triton interpreter, correctness only)."),
+    trials: int = typer.Option(3, min=3, help="Correctness trials per shape (at least 3)."),
+    seed: int = typer.Option(0, help="Base seed of the random inputs."),
+    timeout: Optional[float] = typer.Option(None, help="Time limit of the whole evaluation, seconds."),
+    no_time: bool = typer.Option(False, "--no-time", help="Check correctness and honesty only."),
+    baseline: Optional[List[str]] = typer.Option(None, "--baseline", help="Baselines to time (default: the spec's)."),
+    reps: int = typer.Option(100, min=50, help="Timed repetitions per measurement (at least 50)."),
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON document instead of tables."),
+) -> None:
+    """Evaluate CANDIDATE against OP: exit 0 when accepted, 1 when rejected."""
+    from aka.evaluate.evaluator import EvalOptions, Evaluator, detect_device
+    from aka.evaluate.pool import WorkerPool
+    from aka.spec.load import load_op
+
+    with handled():
+        if device not in ("auto", "cuda", "cpu"):
+            raise typer.BadParameter(f"--device must be auto, cuda or cpu, not {device!r}")
+        spec = load_op(op)
+        for b in baseline or []:
+            if b not in ("eager", "torch.compile"):
+                raise typer.BadParameter(f"--baseline must be eager or torch.compile, not {b!r}")
+        options = EvalOptions(shapes=tuple(shape or ()), trials=trials, seed=seed, timeout_s=timeout,
+                              time=not no_time, baselines=tuple(baseline) if baseline else None, reps=reps)
+        with WorkerPool(detect_device(device)) as pool:
+            result = Evaluator(pool).evaluate(spec, candidate, options)
+    if json_out:
+        print_json(result.to_dict())
+    else:
+        render_eval(result)
+    raise typer.Exit(0 if result.accepted else 1)

@@ -1,0 +1,26 @@
+"""Cheat: tensor-method math outside any kernel."""
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _rms_kernel(x_ptr, w_ptr, y_ptr, n_cols, stride, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * stride + cols, mask=mask, other=0.0).to(tl.float32)
+    w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+    inv = 1.0 / tl.sqrt(tl.sum(x * x, axis=0) / n_cols + eps)
+    tl.store(y_ptr + row * stride + cols, (x * inv * w).to(y_ptr.dtype.element_ty), mask=mask)
+
+
+class ModelNew(torch.nn.Module):
+    def __init__(self, hidden: int, eps: float = 1e-6):
+        super().__init__()
+        self.eps = eps
+        self.weight = torch.nn.Parameter(torch.empty(hidden))
+
+    def forward(self, x):
+        inv = (x.pow(2).mean(-1, keepdim=True) + self.eps).rsqrt()
+        return x * inv * self.weight

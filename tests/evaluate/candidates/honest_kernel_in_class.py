@@ -1,0 +1,29 @@
+"""Honest: the kernel is a class attribute (ghost replay must still find it)."""
+import torch
+import triton
+import triton.language as tl
+
+
+class ModelNew(torch.nn.Module):
+    def __init__(self, hidden: int, eps: float = 1e-6):
+        super().__init__()
+        self.eps = eps
+        self.weight = torch.nn.Parameter(torch.empty(hidden))
+
+    @staticmethod
+    @triton.jit
+    def kernel(x_ptr, w_ptr, y_ptr, n_cols, stride, eps, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        cols = tl.arange(0, BLOCK)
+        mask = cols < n_cols
+        x = tl.load(x_ptr + row * stride + cols, mask=mask, other=0.0).to(tl.float32)
+        w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+        inv = 1.0 / tl.sqrt(tl.sum(x * x, axis=0) / n_cols + eps)
+        tl.store(y_ptr + row * stride + cols, (x * inv * w).to(y_ptr.dtype.element_ty), mask=mask)
+
+    def forward(self, x):
+        x = x.contiguous()
+        y = torch.empty_like(x)
+        ModelNew.kernel[(x.shape[0],)](x, self.weight, y, x.shape[1], x.stride(0), self.eps,
+                                       BLOCK=triton.next_power_of_2(x.shape[1]))
+        return y

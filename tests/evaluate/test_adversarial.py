@@ -1,0 +1,82 @@
+"""Each known cheat is rejected for its own reason; honest kernels are accepted (CPU interpreter)."""
+
+import pytest
+
+from aka.evaluate.evaluator import EvalOptions
+from aka.spec.result import EvalStatus
+
+from .conftest import CANDIDATES
+
+FAST = EvalOptions(time=False, timeout_s=60)
+
+# candidate file -> (status, rule that must be among the reasons, shape where it fired or None)
+CHEATS = {
+    "cheat_torch_fallback.py": (EvalStatus.CHEAT, "torch-compute", None),
+    "cheat_decoy_launch.py": (EvalStatus.CHEAT, "ghost-replay", "cpu-a"),
+    "cheat_tensor_method_math.py": (EvalStatus.CHEAT, "tensor-method-math", None),
+    "cheat_hard_coded_shapes.py": (EvalStatus.WRONG, "unwritten-output", "cpu-held"),
+    "cheat_caching.py": (EvalStatus.CHEAT, "stale-output", "cpu-a"),
+    "cheat_inplace_input.py": (EvalStatus.CHEAT, "input-modified", "cpu-a"),
+    "cheat_stale_memory.py": (EvalStatus.WRONG, "unwritten-output", "cpu-a"),
+    "cheat_wrong_dtype.py": (EvalStatus.WRONG, "wrong-dtype", "cpu-a"),
+    "cheat_timer_patching.py": (EvalStatus.CHEAT, "module-patching", None),
+    "cheat_background_thread.py": (EvalStatus.CHEAT, "concurrency", None),
+    "cheat_introspection.py": (EvalStatus.CHEAT, "introspection", None),
+    "cheat_side_stream.py": (EvalStatus.CHEAT, "stream", None),
+    "cheat_torch_compile.py": (EvalStatus.CHEAT, "torch-compile", None),
+    "cheat_matmul_operator.py": (EvalStatus.CHEAT, "matmul-operator", None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CHEATS))
+def test_cheat_is_rejected_for_its_own_reason(evaluator, fixture_op, name):
+    status, rule, shape = CHEATS[name]
+    result = evaluator.evaluate(fixture_op, CANDIDATES / name, FAST)
+    assert result.status is status, [str(r) for r in result.rejections]
+    assert not result.accepted
+    assert result.rejections[0].rule == rule, [str(r) for r in result.rejections]
+    first = result.rejections[0]
+    assert first.file.endswith(name) and first.line, "a rejection names the file and the line"
+    if shape is not None:
+        assert first.shape == shape
+
+
+def test_every_cheat_has_a_distinct_reason():
+    """The adversarial set covers at least 12 different cheats with different first reasons."""
+    reasons = {(rule, shape) for _, rule, shape in CHEATS.values()}
+    assert len(CHEATS) >= 12 and len(reasons) >= 12
+
+
+@pytest.mark.parametrize("name", ["honest_rmsnorm.py", "honest_kernel_in_class.py"])
+def test_honest_kernel_is_accepted(evaluator, fixture_op, name):
+    result = evaluator.evaluate(fixture_op, CANDIDATES / name, FAST)
+    assert result.status is EvalStatus.ACCEPTED, [str(r) for r in result.rejections]
+    assert [s.id for s in result.shapes] == ["cpu-a", "cpu-b", "cpu-held"]
+    assert all(s.correct and s.trials >= 3 for s in result.shapes)
+    assert result.shapes[-1].held_out
+    assert result.dtype == "float32" and any("float32" in n for n in result.notes)
+
+
+def test_crash_timeout_and_error_cost_one_candidate_only(evaluator, fixture_op):
+    crash = evaluator.evaluate(fixture_op, CANDIDATES / "bad_out_of_bounds.py", FAST)
+    assert crash.status in (EvalStatus.CRASH, EvalStatus.ERROR, EvalStatus.WRONG)
+    assert not crash.accepted
+    hang = evaluator.evaluate(fixture_op, CANDIDATES / "bad_hang.py", EvalOptions(time=False, timeout_s=5))
+    assert hang.status is EvalStatus.TIMEOUT and hang.rejections[0].rule == "timeout"
+    raises = evaluator.evaluate(fixture_op, CANDIDATES / "bad_raises.py", FAST)
+    assert raises.status is EvalStatus.ERROR
+    assert "kernel configuration not supported" in raises.rejections[0].message
+    raise_line = next(i for i, l in enumerate((CANDIDATES / "bad_raises.py").read_text().splitlines(), 1)
+                      if "raise RuntimeError" in l)
+    assert raises.rejections[0].line == raise_line
+    after = evaluator.evaluate(fixture_op, CANDIDATES / "honest_rmsnorm.py", FAST)
+    assert after.accepted
+
+
+def test_patching_in_one_candidate_does_not_leak_into_the_next(evaluator, fixture_op, tmp_path):
+    """A fresh process per candidate: a module patch made at import dies with its child."""
+    leaky = tmp_path / "leaky.py"
+    leaky.write_text((CANDIDATES / "honest_rmsnorm.py").read_text() + "\ntorch.Tensor.__len__ = None\n")
+    first = evaluator.evaluate(fixture_op, leaky, FAST)
+    assert first.status is EvalStatus.CHEAT and first.rejections[0].rule == "module-patching"
+    assert evaluator.evaluate(fixture_op, CANDIDATES / "honest_rmsnorm.py", FAST).accepted
