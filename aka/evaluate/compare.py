@@ -16,6 +16,8 @@ class Mismatch:
     detail: str = ""
     max_abs: float = 0.0
     max_rel: float = 0.0
+    kind: str = ""
+    """What differs: structure, shape, dtype, device, unwritten (NaN poison), nan, inf, values."""
 
 
 def flatten(value: Any, prefix: str = "out") -> list[tuple[str, Any]]:
@@ -35,15 +37,17 @@ def flatten(value: Any, prefix: str = "out") -> list[tuple[str, Any]]:
     return [(prefix, value)]
 
 
-def compare(out: Any, ref: Any, atol: float, rtol: float) -> Mismatch:
-    """Elementwise |out - ref| <= atol + rtol*|ref| in float64; NaN/Inf must match exactly."""
+def compare(out: Any, ref: Any, atol: float, rtol: float, poisoned: bool = False) -> Mismatch:
+    """Elementwise |out - ref| <= atol + rtol*|ref| in float64; NaN/Inf must match exactly.
+
+    `poisoned`: `out` was produced with NaN-poisoned fresh memory (extra NaN = unwritten)."""
     got, want = flatten(out), flatten(ref)
     if [p for p, _ in got] != [p for p, _ in want]:
         return Mismatch(False, f"output structure differs: got {[p for p, _ in got]}, "
-                               f"expected {[p for p, _ in want]}")
+                               f"expected {[p for p, _ in want]}", kind="structure")
     worst = Mismatch(True)
     for (path, a), (_, b) in zip(got, want):
-        m = _compare_one(path, a, b, atol, rtol)
+        m = _compare_one(path, a, b, atol, rtol, poisoned)
         if not m.ok:
             return m
         worst.max_abs = max(worst.max_abs, m.max_abs)
@@ -51,35 +55,39 @@ def compare(out: Any, ref: Any, atol: float, rtol: float) -> Mismatch:
     return worst
 
 
-def _compare_one(path: str, a: Any, b: Any, atol: float, rtol: float) -> Mismatch:
+def _compare_one(path: str, a: Any, b: Any, atol: float, rtol: float, poisoned: bool) -> Mismatch:
     if not isinstance(b, torch.Tensor):
         ok = type(a) is type(b) and a == b
-        return Mismatch(ok, "" if ok else f"{path}: got {a!r}, expected {b!r}")
+        return Mismatch(ok, "" if ok else f"{path}: got {a!r}, expected {b!r}", kind="values")
     if not isinstance(a, torch.Tensor):
-        return Mismatch(False, f"{path}: got {type(a).__name__}, expected a tensor")
+        return Mismatch(False, f"{path}: got {type(a).__name__}, expected a tensor", kind="structure")
     if a.shape != b.shape:
-        return Mismatch(False, f"{path}: shape {tuple(a.shape)}, expected {tuple(b.shape)}")
+        return Mismatch(False, f"{path}: shape {tuple(a.shape)}, expected {tuple(b.shape)}", kind="shape")
     if a.dtype != b.dtype:
-        return Mismatch(False, f"{path}: dtype {a.dtype}, expected {b.dtype}")
+        return Mismatch(False, f"{path}: dtype {a.dtype}, expected {b.dtype}", kind="dtype")
     if a.device.type != b.device.type:
-        return Mismatch(False, f"{path}: on {a.device}, expected {b.device}")
+        return Mismatch(False, f"{path}: on {a.device}, expected {b.device}", kind="device")
     if not (b.dtype.is_floating_point or b.dtype.is_complex):
         diff = (a != b)
         n = int(diff.sum())
         if n:
             idx = tuple(int(i) for i in diff.nonzero()[0])
             return Mismatch(False, f"{path}: {n} of {b.numel()} elements differ (exact compare), "
-                                   f"first at {idx}: got {a[idx].item()}, expected {b[idx].item()}")
+                                   f"first at {idx}: got {a[idx].item()}, expected {b[idx].item()}",
+                            kind="values")
         return Mismatch(True)
     x, y = a.detach().to(torch.float64), b.detach().to(torch.float64)
     xnan, ynan = torch.isnan(x), torch.isnan(y)
     if not torch.equal(xnan, ynan):
         extra = int((xnan & ~ynan).sum())
+        kind = "unwritten" if extra and poisoned else "nan"
         return Mismatch(False, f"{path}: NaN pattern differs ({extra} NaN where the reference has "
-                               f"none, {int((ynan & ~xnan).sum())} missing)")
+                               f"none, {int((ynan & ~xnan).sum())} missing)"
+                               + ("; fresh memory is NaN-poisoned, so these elements were most "
+                                  "likely never written" if kind == "unwritten" else ""), kind=kind)
     xinf, yinf = torch.isinf(x), torch.isinf(y)
     if not torch.equal(xinf, yinf) or not torch.equal(x[xinf], y[yinf]):
-        return Mismatch(False, f"{path}: Inf pattern differs from the reference")
+        return Mismatch(False, f"{path}: Inf pattern differs from the reference", kind="inf")
     fin = torch.isfinite(y)
     xf, yf = x[fin], y[fin]
     err = (xf - yf).abs()
@@ -94,7 +102,7 @@ def _compare_one(path: str, a: Any, b: Any, atol: float, rtol: float) -> Mismatc
         return Mismatch(False, f"{path}: {n} of {b.numel()} elements outside atol={atol:g} "
                                f"rtol={rtol:g}; max abs err {max_abs:.3g}; first at {idx}: "
                                f"got {x[idx].item():.6g}, expected {y[idx].item():.6g}",
-                        max_abs, max_rel)
+                        max_abs, max_rel, kind="values")
     return Mismatch(True, "", max_abs, max_rel)
 
 

@@ -17,6 +17,10 @@ from aka.evaluate import compare as cmp
 from aka.evaluate.loading import Inputs, Operator, ghosted, poisoned, synchronize
 
 
+MISMATCH_RULES = {"dtype": "wrong-dtype", "shape": "wrong-shape", "structure": "wrong-shape",
+                  "device": "wrong-device", "unwritten": "unwritten-output"}
+
+
 @dataclass
 class ShapeCheck:
     """What the checks of one shape found; `rule` is set on the first failure."""
@@ -92,9 +96,9 @@ def _trial(op: Operator, pair: Pair, pristine: Inputs, atol: float, rtol: float,
     with poisoned():
         out2 = _call(pair.cand, c2, dev)
     for label, out in (("first", out1), ("second", out2)):
-        m = cmp.compare(out, ref_out, atol, rtol)
+        m = cmp.compare(out, ref_out, atol, rtol, poisoned=True)
         if not m.ok:
-            res.fail("wrong-output", f"{label} candidate call: {m.detail}")
+            res.fail(MISMATCH_RULES.get(m.kind, "wrong-output"), f"{label} candidate call: {m.detail}")
             return False, None, c2
         res.max_abs, res.max_rel = max(res.max_abs, m.max_abs), max(res.max_rel, m.max_rel)
     for name in mutates:

@@ -3,9 +3,11 @@ then roofline and verdict. `Evaluator.evaluate(spec, candidate)` -> EvalResult."
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,8 @@ from aka.hardware.devices import lookup
 from aka.spec.op import OpSpec, Shape
 from aka.spec.result import (Comparison, EvalResult, EvalStatus, Rejection, ShapeResult, Timing)
 
-WRONG = {"wrong-output", "wrong-mutation"}
+WRONG = {"wrong-output", "wrong-mutation", "wrong-dtype", "wrong-shape", "wrong-device",
+         "unwritten-output"}
 ERRORS = {"load-error", "runtime-error", "syntax", "no-model-new"}
 LOW_PRECISION = {"bfloat16", "float16", "float8_e4m3fn", "float8_e5m2"}
 
@@ -130,14 +133,14 @@ class Evaluator:
 
     def _result(self, spec: OpSpec, reply: dict, rows: list[dict], notes: list[str], base: dict) -> EvalResult:
         if reply.get("died"):
-            rej = [Rejection(reply["died"], reply.get("error", ""), base["candidate"])]
+            rej = [_locate(Rejection(reply["died"], reply.get("error", "")), base["candidate"])]
             shapes = [ShapeResult(id=r["id"], params=r["params"], held_out=r["held_out"]) for r in rows]
             return EvalResult(status=status_of(rej), rejections=rej, shapes=shapes, notes=notes,
                               log=reply.get("log", ""), wall_s=reply.get("wall_s", 0.0), **base)
         if not reply.get("ok"):
             raise WorkerError(f"evaluation worker failed: {reply.get('error')}\n{reply.get('traceback', '')}"
                               f"\n{reply.get('log', '')[-1500:]}")
-        rejections = [Rejection(**r) for r in reply["rejections"]]
+        rejections = [_locate(Rejection(**r), base["candidate"]) for r in reply["rejections"]]
         device = reply.get("device", {})
         if self.pool.network_isolated is False:
             notes.append("the worker ran without network isolation (unshare unavailable)")
@@ -181,6 +184,29 @@ class Evaluator:
         if not reply.get("ok"):
             raise WorkerError(f"comparison failed: {reply.get('error')}\n{reply.get('log', '')[-1500:]}")
         return [Comparison(**{k: v for k, v in c.items() if k != "shape"}) for c in reply["comparisons"]]
+
+
+def _locate(rej: Rejection, candidate: str) -> Rejection:
+    """Give a runtime rejection the candidate's file and the most telling line."""
+    if rej.file and rej.line:
+        return rej
+    lines = [int(m) for m in re.findall(rf'File "{re.escape(candidate)}", line (\d+)', rej.message)]
+    line = lines[-1] if lines else _forward_line(candidate)
+    return replace(rej, file=rej.file or candidate, line=rej.line or line)
+
+
+def _forward_line(candidate: str) -> int | None:
+    """Line of ModelNew.forward, where a runtime rule's behaviour starts."""
+    try:
+        tree = ast.parse(Path(candidate).read_text())
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and node.name == "ModelNew":
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef) and item.name == "forward":
+                    return item.lineno
+    return None
 
 
 def _row(shape: Shape, held_out: bool) -> dict[str, Any]:

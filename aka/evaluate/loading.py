@@ -107,9 +107,13 @@ def kernel_objects(module: ModuleType) -> dict[str, Any]:
     from triton.runtime.jit import KernelInterface
 
     found = {}
-    for attr, obj in vars(module).items():
-        if isinstance(obj, KernelInterface):
-            found[_kernel_name(obj) or attr] = obj
+    scopes = [vars(module)] + [vars(c) for c in vars(module).values()
+                               if isinstance(c, type) and c.__module__ == module.__name__]
+    for scope in scopes:
+        for attr, obj in scope.items():
+            obj = getattr(obj, "__func__", obj)  # staticmethod / classmethod wrappers
+            if isinstance(obj, KernelInterface):
+                found[_kernel_name(obj) or attr] = obj
     return found
 
 

@@ -8,6 +8,7 @@ incumbent/candidate timing), 'calibrate' (achievable ceilings), 'ping'.
 from __future__ import annotations
 
 import math
+import os
 import traceback
 from typing import Any
 
@@ -18,14 +19,14 @@ from aka.evaluate.correctness import Pair, build_pair, check_shape
 from aka.evaluate.loading import Inputs, Operator, kernel_objects, load_module
 from aka.evaluate.timing import GpuTimer, bench_cpu, decide
 
-WRONG_RULES = {"wrong-output", "wrong-mutation"}
-
 
 def execute(job: dict[str, Any]) -> dict[str, Any]:
     """Run one job; every candidate failure comes back as data."""
     kind = job.get("kind")
     if kind == "ping":
-        return {"ok": True, "torch": torch.__version__, "cuda": torch.cuda.is_available()}
+        return {"ok": True, "torch": torch.__version__, "env_keys": sorted(os.environ),
+                "cwd": os.getcwd(), "net": sorted(os.listdir("/sys/class/net"))
+                if os.path.isdir("/sys/class/net") else None}
     if kind == "eval":
         return run_eval(job)
     if kind == "compare":
