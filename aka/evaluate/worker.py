@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import socket
 import traceback
 from typing import Any
 
@@ -25,14 +26,13 @@ def execute(job: dict[str, Any]) -> dict[str, Any]:
     kind = job.get("kind")
     if kind == "ping":
         return {"ok": True, "torch": torch.__version__, "env_keys": sorted(os.environ),
-                "cwd": os.getcwd(), "net": sorted(os.listdir("/sys/class/net"))
-                if os.path.isdir("/sys/class/net") else None}
+                "cwd": os.getcwd(), "net": sorted(name for _, name in socket.if_nameindex())}
     if kind == "eval":
         return run_eval(job)
     if kind == "compare":
         return run_compare(job)
     if kind == "calibrate":
-        from aka.hardware.calibrate import calibrate
+        from aka.evaluate.calibration import calibrate
 
         return {"ok": True, "calibration": calibrate()}
     raise ValueError(f"unknown job kind {kind!r}")

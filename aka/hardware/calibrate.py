@@ -1,9 +1,5 @@
-"""Measure the achievable ceilings of the GPU (runs inside the worker) and cache them per GPU.
-
-Read bandwidth: a Triton streaming reduction; copy: device-to-device copy counting bytes read and
-written; write: a fill; matmul: bf16 8192^3 through the library; launch floor: an empty Triton
-kernel replayed in a CUDA graph. Caches live in $AKA_CACHE_DIR (default ~/.cache/aka).
-"""
+"""The cache of measured ceilings, one JSON file per GPU model, in $AKA_CACHE_DIR (default
+~/.cache/aka). The measuring itself runs in the worker: aka/evaluate/calibration.py."""
 
 from __future__ import annotations
 
@@ -38,59 +34,3 @@ def save(data: dict[str, Any]) -> Path:
     tmp.write_text(json.dumps(data, indent=2))
     tmp.replace(p)
     return p
-
-
-def _kernels():
-    import triton
-    import triton.language as tl
-
-    @triton.jit
-    def read_sum(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
-        pid = tl.program_id(0)
-        step = tl.num_programs(0) * BLOCK
-        acc = tl.zeros([BLOCK], dtype=tl.float32)
-        for start in range(pid * BLOCK, n, step):
-            offs = start + tl.arange(0, BLOCK)
-            acc += tl.load(x_ptr + offs, mask=offs < n, other=0.0).to(tl.float32)
-        tl.store(out_ptr + pid, tl.sum(acc, axis=0))
-
-    @triton.jit
-    def empty(x_ptr):
-        pass
-
-    return read_sum, empty
-
-
-def calibrate(size_bytes: int = 4 << 30) -> dict[str, Any]:
-    """Measure the ceilings on CUDA device 0 (medians of event-timed runs)."""
-    import torch
-
-    from aka.evaluate.timing import GpuTimer
-
-    read_sum, empty = _kernels()
-    timer = GpuTimer(reps=50)
-    name = torch.cuda.get_device_name(0)
-    n = size_bytes // 2
-    x = torch.randn(n, dtype=torch.bfloat16, device="cuda")
-    y = torch.empty_like(x)
-    sms = torch.cuda.get_device_properties(0).multi_processor_count
-    partial = torch.empty(sms * 8, dtype=torch.float32, device="cuda")
-    t_read = timer.bench([lambda: read_sum[(sms * 8,)](x, partial, n, BLOCK=4096, num_warps=8)],
-                         allow_graph=False).median_us
-    t_copy = timer.bench([lambda: y.copy_(x)], allow_graph=False).median_us
-    t_write = timer.bench([lambda: y.fill_(1.0)], allow_graph=False).median_us
-    m = 8192
-    a = torch.randn(m, m, dtype=torch.bfloat16, device="cuda")
-    b = torch.randn(m, m, dtype=torch.bfloat16, device="cuda")
-    t_mm = timer.bench([lambda: a @ b], reps=20, allow_graph=False).median_us
-    t_empty = timer._graph_bench([lambda: empty[(1,)](x)], reps=200).median_us
-    return {
-        "format": FORMAT,
-        "device": name,
-        "read_bandwidth": size_bytes / (t_read * 1e-6),
-        "copy_bandwidth": 2 * size_bytes / (t_copy * 1e-6),
-        "write_bandwidth": size_bytes / (t_write * 1e-6),
-        "matmul_flops": {"bfloat16": 2 * m**3 / (t_mm * 1e-6)},
-        "empty_kernel_graph_us": t_empty,
-        "torch": torch.__version__,
-    }

@@ -1,0 +1,41 @@
+"""The worker's sandbox: scrubbed environment, own working directory, no network, restarts."""
+
+import os
+
+import pytest
+
+from aka.evaluate.pool import WorkerPool, network_isolation, scrubbed_env
+
+
+def test_scrubbed_env_keeps_gpu_stack_and_drops_secrets():
+    env = scrubbed_env({
+        "PATH": "/bin", "HOME": "/root", "CUDA_VISIBLE_DEVICES": "0", "TRITON_CACHE_DIR": "/t",
+        "OPENAI_API_KEY": "sk", "HF_TOKEN": "t", "AWS_SECRET_ACCESS_KEY": "s", "TORCH_AUTH_TOKEN": "x",
+        "GITHUB_TOKEN": "g", "RANDOM_VAR": "r", "LD_LIBRARY_PATH": "/lib",
+    })
+    assert env == {"PATH": "/bin", "HOME": "/root", "CUDA_VISIBLE_DEVICES": "0",
+                   "TRITON_CACHE_DIR": "/t", "LD_LIBRARY_PATH": "/lib"}
+
+
+def test_child_sees_no_secrets_and_runs_in_its_own_directory(cpu_pool):
+    reply = cpu_pool.submit({"kind": "ping"})
+    assert reply["ok"]
+    assert "AKA_TEST_SECRET_API_KEY" in os.environ
+    assert not any("API_KEY" in k for k in reply["env_keys"])
+    assert "TRITON_INTERPRET" in reply["env_keys"]
+    assert os.path.basename(reply["cwd"]).startswith("aka-job-")
+    assert not os.path.exists(reply["cwd"]), "the job's directory is removed afterwards"
+
+
+@pytest.mark.skipif(not network_isolation(), reason="unshare cannot make a network namespace here")
+def test_child_has_only_loopback(cpu_pool):
+    assert cpu_pool.network_isolated
+    assert cpu_pool.submit({"kind": "ping"})["net"] == ["lo"]
+
+
+def test_dead_server_is_restarted():
+    with WorkerPool("cpu") as pool:
+        pool.start()
+        pool.proc.kill()
+        pool.proc.wait()
+        assert pool.submit({"kind": "ping"})["ok"]

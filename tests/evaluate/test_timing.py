@@ -1,0 +1,36 @@
+"""Timing statistics and the interleaved-comparison decision (pure functions)."""
+
+import pytest
+
+from aka.evaluate.timing import bench_cpu, decide, stats
+
+
+def test_stats_median_iqr_cv():
+    t = stats([10.0, 11.0, 9.0, 10.0, 30.0], "events")
+    assert t.median_us == 10.0 and t.min_us == 9.0 and t.reps == 5 and t.method == "events"
+    assert t.iqr_us == pytest.approx(1.0) and t.cv > 0.4
+
+
+def test_decide_accepts_a_clear_win():
+    inc = [100.0, 101.0] * 5
+    cand = [80.0, 80.5] * 5
+    c = decide(inc, cand, "events")
+    assert c.significant and c.speedup == pytest.approx(201 / 160.5) and c.rounds == 5
+
+
+def test_decide_rejects_a_gain_inside_the_noise():
+    inc = [100.0, 110.0, 95.0, 108.0, 101.0, 99.0]
+    cand = [98.0, 107.0, 97.0, 104.0, 96.0, 103.0]
+    c = decide(inc, cand, "events")
+    assert not c.significant and c.noise > abs(c.speedup - 1)
+
+
+def test_decide_rejects_a_slower_candidate_and_bad_input():
+    assert not decide([50.0, 50.0], [60.0, 60.0], "events").significant
+    with pytest.raises(ValueError):
+        decide([1.0, 2.0, 3.0], [1.0, 2.0, 3.0], "events")
+
+
+def test_bench_cpu_labels_interpreter_time():
+    t = bench_cpu([lambda: sum(range(1000))], reps=3)
+    assert t.method == "cpu-interpreter" and t.reps == 3 and t.median_us > 0
