@@ -33,7 +33,7 @@ def _kernels():
     return read_sum, empty
 
 
-def calibrate(size_bytes: int = 4 << 30) -> dict[str, Any]:
+def calibrate(size_bytes: int = 2 << 30) -> dict[str, Any]:
     """Measure the ceilings on CUDA device 0 (medians of event-timed runs)."""
     import torch
 

@@ -1,0 +1,51 @@
+"""Launch a candidate for some shapes of an operator, inside a profiler range, for ncu.
+
+  python tools/ncu_driver.py OP CANDIDATE --shapes a,b --warmup 3 --iters 5
+
+Warm-up launches run before cudaProfilerStart, so `ncu --profile-from-start off` sees only the
+`iters` launches of each shape, in the order given (one line per shape on stdout says so).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import torch
+
+from aka.evaluate.correctness import build_pair
+from aka.evaluate.loading import Operator, load_module
+from aka.spec.load import load_op
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("op")
+    ap.add_argument("candidate")
+    ap.add_argument("--shapes", default="")
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--iters", type=int, default=5)
+    ap.add_argument("--reference", action="store_true", help="profile the eager reference instead")
+    args = ap.parse_args()
+    spec = load_op(args.op)
+    op = Operator(spec.to_dict(), "cuda", spec.dtype)
+    cand_cls = load_module(args.candidate, "candidate").ModelNew
+    ids = [s for s in args.shapes.split(",") if s] or [s.id for s in spec.shapes]
+    for sid in ids:
+        params = spec.shape(sid).params
+        pair = build_pair(op, cand_cls, params, seed=0)
+        model = pair.ref if args.reference else pair.cand
+        inputs = op.make_inputs(params, seed=1)
+        with torch.no_grad():
+            for _ in range(args.warmup):
+                inputs.call(model)
+            torch.cuda.synchronize()
+            torch.cuda.cudart().cudaProfilerStart()
+            for _ in range(args.iters):
+                inputs.call(model)
+            torch.cuda.synchronize()
+            torch.cuda.cudart().cudaProfilerStop()
+        print(f"shape {sid} iters {args.iters}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
