@@ -105,16 +105,29 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     os.environ["CHECK_OUT"] = str(out)
     report: dict = {}
+
+    def save() -> None:
+        (out / "report.json").write_text(json.dumps(report, indent=2, default=str))
     rc, so, se, wall = aka("doctor", "--calibrate", "--json")
     report["doctor"] = json.loads(so) if rc == 0 else {"rc": rc, "stderr": se[-3000:]}
+    save()
+    print("step done", time.strftime("%H:%M:%S"), flush=True)
     rc, so, se, wall = aka("eval", OP, KERNEL, "--json")
     (out / "eval_rmsnorm.json").write_text(so or se)
     ev = json.loads(so) if so.strip() else {}
     report["eval"] = {"rc": rc, "wall_s": wall, "stderr": se[-2000:]}
+    save()
+    print("step done", time.strftime("%H:%M:%S"), flush=True)
     visible = [s["id"] for s in ev.get("shapes", []) if not s["held_out"]]
     report["do_bench"] = do_bench_times(visible) if visible else {}
+    save()
+    print("step done", time.strftime("%H:%M:%S"), flush=True)
     report["ncu"] = ncu_times(visible) if visible else {}
+    save()
+    print("step done", time.strftime("%H:%M:%S"), flush=True)
     report["honesty"] = honesty_on_gpu()
+    save()
+    print("step done", time.strftime("%H:%M:%S"), flush=True)
     three = ["llama3-8b-prefill-16k", "llama3-8b-decode-32", "llama3-70b-prefill-4k"]
     rc3, so3, se3, wall3 = aka("eval", OP, KERNEL, "--json", *[a for s in three for a in ("--shape", s)])
     report["cost"] = {"rc": rc3, "wall_s": wall3,

@@ -80,3 +80,23 @@ def test_patching_in_one_candidate_does_not_leak_into_the_next(evaluator, fixtur
     first = evaluator.evaluate(fixture_op, leaky, FAST)
     assert first.status is EvalStatus.CHEAT and first.rejections[0].rule == "module-patching"
     assert evaluator.evaluate(fixture_op, CANDIDATES / "honest_rmsnorm.py", FAST).accepted
+
+
+def test_kernelbench_problem_file_evaluates_directly(evaluator):
+    from aka.spec.load import load_op
+
+    from .conftest import HERE
+
+    spec = load_op(HERE / "fixtures" / "kernelbench" / "19_ReLU.py")
+    result = evaluator.evaluate(spec, HERE / "fixtures" / "kernelbench" / "relu_kernel.py", FAST)
+    assert result.accepted, [str(r) for r in result.rejections]
+    assert [s.id for s in result.shapes] == ["default"] and result.shapes[0].correct
+
+
+def test_interleaved_comparison_runs_abba_rounds(evaluator, fixture_op):
+    comps = evaluator.compare(fixture_op, CANDIDATES / "honest_rmsnorm.py",
+                              CANDIDATES / "honest_kernel_in_class.py", rounds=2)
+    assert len(comps) == 2  # one per visible cpu shape
+    for c in comps:
+        assert c.rounds == 2 and c.method == "cpu-interpreter" and c.noise >= 0.01
+        assert c.speedup == pytest.approx(c.incumbent_us / c.candidate_us, rel=0.5)
