@@ -69,7 +69,7 @@ def ncu_times(shape_ids: list[str], iters: int = 5) -> dict[str, float]:
         return {}
     cmd = [str(ncu), "--clock-control", "none", "--profile-from-start", "off", "--metrics",
            "gpu__time_duration.sum", "--print-units", "base", "--csv", "-k", "regex:_rmsnorm_row",
-           PY, "tools/ncu_driver.py", OP, KERNEL, "--shapes", ",".join(shape_ids), "--iters", str(iters)]
+           PY, "-m", "aka.evaluate.profile_driver", OP, KERNEL, "--shapes", ",".join(shape_ids), "--iters", str(iters)]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     rows = [l for l in p.stdout.splitlines() if l.startswith('"')]
     durations = []

@@ -3,29 +3,26 @@
 from __future__ import annotations
 
 import functools
-import json
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import typer
 
-from aka.errors import AkaError, InputError, KnowledgeError
+from aka.cli.common import handled, print_json
+from aka.errors import InputError, KnowledgeError
 
 KB_DIR_HELP = "Index folder (default: $AKA_KB_DIR, else .aka/kb at the repository root)."
 EMBEDDER_HELP = "Embedder for a new index: minilm-l6-v2 (default) or hash (model-free, for tests)."
 
 
 def _guarded(fn):
-    """Turn aka's exceptions into a message on stderr and the shared exit status."""
+    """Run a command inside `handled()`: aka's errors become stderr text and the shared exit status."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        try:
+        with handled():
             return fn(*args, **kwargs)
-        except AkaError as exc:
-            typer.echo(f"aka kb: {exc}", err=True)
-            raise typer.Exit(exc.exit_code) from None
     return wrapper
 
 
@@ -36,15 +33,11 @@ def _open(kb_dir: Optional[Path], embedder: Optional[str] = None):
     return ChromaKnowledgeBase(kb_dir, make_embedder(embedder) if embedder else None)
 
 
-def _emit(data: Any) -> None:
-    typer.echo(json.dumps(data, indent=1, sort_keys=False, default=str))
-
-
 def _report_lines(report, as_json: bool) -> None:
     for skip in report.skipped:
         typer.echo(f"skipped {skip}", err=True)
     if as_json:
-        _emit(report.to_dict())
+        print_json(report.to_dict())
     else:
         typer.echo(f"added {len(report.added)}, updated {len(report.updated)}, removed {len(report.removed)}, "
                    f"unchanged {report.unchanged} files; {report.chunks_added} chunks indexed, "
@@ -101,7 +94,7 @@ def search_cmd(
         typer.echo("aka kb: the index is empty; run `aka kb ingest knowledge reference_kernels`", err=True)
     hits = kb.search(query, scope, k=k)
     if as_json:
-        _emit({"query": query, "scope": {"layers": list(scope.layers), **scope.active()},
+        print_json({"query": query, "scope": {"layers": list(scope.layers), **scope.active()},
                "results": [h.to_dict() for h in hits]})
         return
     for rank, hit in enumerate(hits, start=1):
@@ -122,7 +115,7 @@ def stats_cmd(
     kb = _open(kb_dir)
     data = {"kb_dir": str(kb.path), "embedder": kb.embedder.name, **stats(kb)}
     if as_json:
-        _emit(data)
+        print_json(data)
         return
     typer.echo(f"{data['kb_dir']} ({data['embedder']})")
     for layer, row in data["layers"].items():
@@ -148,7 +141,7 @@ def eval_cmd(
         raise KnowledgeError(f"{kb.path}: the index is empty; run `aka kb ingest knowledge reference_kernels` first")
     result = evaluate(kb, labelled, k=k)
     if as_json:
-        _emit(result)
+        print_json(result)
         return
     for miss in result["misses"]:
         typer.echo(f"miss: {miss['query']!r}: expected {miss['expected']}, got {miss['got']}", err=True)
@@ -181,7 +174,7 @@ def rebuild_cmd(
     if not reports:
         typer.echo("aka kb: index emptied; nothing recorded to re-ingest (run `aka kb ingest PATH...`)", err=True)
     if as_json:
-        _emit({"kb_dir": str(kb.path), "ingested": reports})
+        print_json({"kb_dir": str(kb.path), "ingested": reports})
     else:
         typer.echo(f"rebuilt {kb.path}: {kb.count()} chunks")
 

@@ -1,13 +1,18 @@
-"""`aka profile`: parse existing profiler outputs (`--parse FILE...`); running a profiler comes later."""
+"""`aka profile OP CANDIDATE`: run a profiler on one shape of a candidate; `--parse FILE...`: parse
+existing profiler outputs. Either way: one normalized report and a bottleneck summary."""
 
 from __future__ import annotations
 
 import json
+import os
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
 from typing import Optional
 
 import typer
 
-from aka.errors import ProfileParseError
+from aka.errors import InputError, ProfileParseError
 
 
 def _parse_files(files: list[str], as_json: bool) -> None:
@@ -31,6 +36,52 @@ def _parse_files(files: list[str], as_json: bool) -> None:
         typer.echo(f"== {f}\n{r.summary}\n")
 
 
+def _run_profile(args: list[str], shape: Optional[str], tool: str, reference: bool,
+                 out: Optional[Path], iters: int, as_json: bool) -> None:
+    """Profile one shape of a candidate (or of the eager reference) and print the summary."""
+    from aka.cli.common import handled
+    from aka.evaluate.evaluator import read_candidate
+    from aka.evaluate.pool import scrubbed_env
+    from aka.hardware.nvml import device_info
+    from aka.profile import runner
+    from aka.spec.load import load_op
+
+    with handled():
+        if len(args) != 2:
+            raise InputError("aka profile expects OP CANDIDATE (or --parse FILE...)")
+        spec = load_op(args[0])
+        read_candidate(args[1])
+        sid = shape or spec.shapes[0].id
+        _check_shape(spec, sid)
+        tool_name, exe = runner.choose_tool(tool)
+        app = [sys.executable, "-m", "aka.evaluate.profile_driver", str(Path(args[0]).resolve()),
+               str(Path(args[1]).resolve()), "--shapes", sid, "--iters", str(iters)]
+        if reference:
+            app.append("--reference")
+        env = scrubbed_env(dict(os.environ))
+        root = str(Path(__file__).resolve().parents[2])
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH", "")]))
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+        target = out or Path(".aka") / "profiles" / f"{stamp}-{spec.name}-{sid}{'-eager' if reference else ''}"
+        run = runner.run(tool_name, exe, app, target, env=env)
+        if not run.report.device:
+            run.report.device = device_info()
+        (run.out_dir / "report.json").write_text(json.dumps(run.report.to_dict(), indent=1, default=str))
+        (run.out_dir / "summary.txt").write_text(run.report.summary + "\n")
+    if as_json:
+        typer.echo(json.dumps({"out_dir": str(run.out_dir), "report": run.report.to_dict()}, indent=1, default=str))
+    else:
+        typer.echo(f"== {spec.name} shape {sid} ({'eager reference' if reference else args[1]}) via {tool_name}; "
+                   f"files in {run.out_dir}\n{run.report.summary}")
+
+
+def _check_shape(spec, sid: str) -> None:
+    try:
+        spec.shape(sid)
+    except KeyError as exc:
+        raise InputError(str(exc.args[0])) from None
+
+
 def register(app: typer.Typer) -> None:
     """Add the `profile` command to `app`."""
 
@@ -38,6 +89,11 @@ def register(app: typer.Typer) -> None:
     def profile(
         args: Optional[list[str]] = typer.Argument(None, help="FILE... with --parse; otherwise OP CANDIDATE"),
         parse: bool = typer.Option(False, "--parse", help="parse existing profiler output files"),
+        shape: Optional[str] = typer.Option(None, "--shape", help="shape id to profile (default: the first)"),
+        tool: str = typer.Option("auto", "--tool", help="auto, ncu, nsys, rocprofv3 or rocprof"),
+        reference: bool = typer.Option(False, "--reference", help="profile the eager reference instead"),
+        out: Optional[Path] = typer.Option(None, "--out", help="folder for the profiler's files (must not exist)"),
+        iters: int = typer.Option(1, "--iters", min=1, help="profiled launches (after 3 warm-ups)"),
         as_json: bool = typer.Option(False, "--json", help="print the normalized reports as one JSON document"),
     ) -> None:
         """Profile a candidate, or parse profiler outputs into a normalized report and summary."""
@@ -48,5 +104,4 @@ def register(app: typer.Typer) -> None:
                 raise typer.Exit(2)
             _parse_files(list(args), as_json)
             return
-        typer.echo("error: running a profiler is not built yet; use 'aka profile --parse FILE...'", err=True)
-        raise typer.Exit(2)
+        _run_profile(list(args or []), shape, tool, reference, out, iters, as_json)

@@ -50,9 +50,9 @@ def test_cli_bad_file_exit_2_names_file(fx):
     assert str(bad) in res.stderr and "==ERROR==" in res.stderr
 
 
-def test_cli_running_not_built_yet():
+def test_cli_running_needs_a_valid_op():
     res = CliRunner().invoke(_app(), ["profile", "rmsnorm", "cand.py"])
-    assert res.exit_code == 2 and "not built yet" in res.stderr
+    assert res.exit_code == 2 and "rmsnorm" in res.stderr and "no such file" in res.stderr
 
 
 @pytest.mark.parametrize("kw,kind", [

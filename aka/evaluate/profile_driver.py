@@ -1,9 +1,10 @@
-"""Launch a candidate for some shapes of an operator, inside a profiler range, for ncu.
+"""The application a profiler runs: launch a candidate for some shapes, inside a profiler range.
 
-  python tools/ncu_driver.py OP CANDIDATE --shapes a,b --warmup 3 --iters 5
+  python -m aka.evaluate.profile_driver OP CANDIDATE --shapes a,b --warmup 3 --iters 5 [--reference]
 
-Warm-up launches run before cudaProfilerStart, so `ncu --profile-from-start off` sees only the
-`iters` launches of each shape, in the order given (one line per shape on stdout says so).
+Model construction, input generation and warm-up launches happen before cudaProfilerStart, so
+`ncu --profile-from-start off` (or `nsys --capture-range=cudaProfilerApi`) sees only the `iters`
+launches of each shape, in the order given. `--reference` profiles the eager reference instead.
 """
 
 from __future__ import annotations

@@ -1,0 +1,70 @@
+"""`aka profile OP CANDIDATE` end to end against fake profiler executables (no GPU here)."""
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from aka.cli.main import build_app
+from aka.profile import runner
+
+FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "profilers"
+DETAILS = FIXTURES / "direct_ncu_details_full_ncu2025.3.1_H200_generated.csv"
+EVAL = Path(__file__).resolve().parents[1] / "evaluate"
+OP, CAND = str(EVAL / "fixtures" / "rmsnorm"), str(EVAL / "candidates" / "honest_rmsnorm.py")
+
+
+def fake_ncu(bin_dir: Path, body: str) -> None:
+    bin_dir.mkdir(exist_ok=True)
+    exe = bin_dir / "ncu"
+    exe.write_text("#!/bin/sh\n" + body)
+    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
+
+
+@pytest.fixture
+def fake_path(tmp_path, monkeypatch):
+    bin_dir = tmp_path / "bin"
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setattr(runner, "SEARCH", {k: [] for k in runner.SEARCH})
+    return bin_dir
+
+
+def test_ncu_run_is_staged_parsed_and_moved(tmp_path, fake_path):
+    # first call (profiling) records its argv; second (--import) prints the details page
+    fake_ncu(fake_path, f'case "$*" in *--import*) cat "{DETAILS}";; *) echo "$@" > "{tmp_path}/argv";; esac\n')
+    out = tmp_path / "prof"
+    res = CliRunner().invoke(build_app(), ["profile", OP, CAND, "--shape", "cpu-a", "--out", str(out), "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["report"]["kernels"][0]["duration_ns"] == 63200
+    argv = (tmp_path / "argv").read_text()
+    assert "--clock-control none" in argv and "--set full" in argv and "--profile-from-start off" in argv
+    assert "aka.evaluate.profile_driver" in argv and "--shapes cpu-a" in argv
+    assert {p.name for p in out.iterdir()} >= {"details.csv", "report.json", "summary.txt", "step1.log"}
+    assert "memory-bound" in (out / "summary.txt").read_text()
+
+
+def test_counter_permission_failure_leaves_nothing(tmp_path, fake_path):
+    fake_ncu(fake_path, 'echo "==ERROR== ERR_NVGPUCTRPERM - no permission"; exit 1\n')
+    out = tmp_path / "prof"
+    res = CliRunner().invoke(build_app(), ["profile", OP, CAND, "--out", str(out)])
+    assert res.exit_code == 2 and "performance counters" in res.output
+    assert not out.exists() and not list(tmp_path.glob(".staging-*"))
+
+
+def test_missing_tool_and_existing_out(tmp_path, fake_path):
+    res = CliRunner().invoke(build_app(), ["profile", OP, CAND, "--tool", "ncu"])
+    assert res.exit_code == 2 and "ncu was not found" in res.output
+    fake_ncu(fake_path, "exit 0\n")
+    res = CliRunner().invoke(build_app(), ["profile", OP, CAND, "--out", str(tmp_path)])
+    assert res.exit_code == 2 and "already exists" in res.output
+
+
+def test_tool_commands_for_each_profiler(tmp_path):
+    app = ["python", "-m", "driver"]
+    assert runner.commands("nsys", "nsys", app, tmp_path)[0][:3] == ["nsys", "profile", "--capture-range=cudaProfilerApi"]
+    assert runner.commands("rocprofv3", "rocprofv3", app, tmp_path)[0][-4:] == ["--", *app]
+    assert "--stats" in runner.commands("rocprof", "rocprof", app, tmp_path)[0]
