@@ -112,7 +112,15 @@ def main() -> None:
     report["doctor"] = json.loads(so) if rc == 0 else {"rc": rc, "stderr": se[-3000:]}
     save()
     print("step done", time.strftime("%H:%M:%S"), flush=True)
-    rc, so, se, wall = aka("eval", OP, KERNEL, "--json")
+    three = ["llama3-8b-prefill-16k", "llama3-8b-decode-32", "llama3-70b-prefill-4k"]
+    rc3, so3, se3, wall3 = aka("eval", OP, KERNEL, "--json", *[a for s in three for a in ("--shape", s)])
+    (out / "eval_cost_3_shapes.json").write_text(so3 or se3)
+    report["cost"] = {"rc": rc3, "wall_s": wall3,
+                      "worker_wall_s": json.loads(so3).get("wall_s") if so3.strip() else None,
+                      "stderr": se3[-1500:]}
+    save()
+    print("step done", time.strftime("%H:%M:%S"), flush=True)
+    rc, so, se, wall = aka("eval", OP, KERNEL, "--json", "--baseline", "eager")
     (out / "eval_rmsnorm.json").write_text(so or se)
     ev = json.loads(so) if so.strip() else {}
     report["eval"] = {"rc": rc, "wall_s": wall, "stderr": se[-2000:]}
@@ -121,18 +129,13 @@ def main() -> None:
     visible = [s["id"] for s in ev.get("shapes", []) if not s["held_out"]]
     report["do_bench"] = do_bench_times(visible) if visible else {}
     save()
-    print("step done", time.strftime("%H:%M:%S"), flush=True)
     report["ncu"] = ncu_times(visible) if visible else {}
     save()
     print("step done", time.strftime("%H:%M:%S"), flush=True)
     report["honesty"] = honesty_on_gpu()
     save()
-    print("step done", time.strftime("%H:%M:%S"), flush=True)
-    three = ["llama3-8b-prefill-16k", "llama3-8b-decode-32", "llama3-70b-prefill-4k"]
-    rc3, so3, se3, wall3 = aka("eval", OP, KERNEL, "--json", *[a for s in three for a in ("--shape", s)])
-    report["cost"] = {"rc": rc3, "wall_s": wall3,
-                      "worker_wall_s": json.loads(so3).get("wall_s") if so3.strip() else None,
-                      "stderr": se3[-1500:]}
+    compile_times = {s["id"]: s.get("baselines", {}).get("torch.compile", {}).get("median_us")
+                     for s in (json.loads(so3).get("shapes", []) if so3.strip() else [])}
     (out / "report.json").write_text(json.dumps(report, indent=2, default=str))
     print(f"{'shape':26s} {'aka µs':>9s} {'method':>7s} {'do_bench':>9s} {'cudagraph':>9s} {'ncu':>9s} "
           f"{'eager':>9s} {'compile':>9s} {'SOL':>5s}")
@@ -140,16 +143,21 @@ def main() -> None:
         if s["held_out"]:
             print(f"{s['id']:26s} held out, correct={s['correct']}")
             continue
-        t = s["time"]
+        t = s.get("time")
+        if not t:
+            print(f"{s['id']:26s} not timed: correct={s['correct']} {s.get('detail', '')[:200]}")
+            continue
         db = report["do_bench"].get(s["id"], {})
         nc = report["ncu"].get(s["id"]) if isinstance(report["ncu"], dict) else None
         b = s.get("baselines", {})
         sol = (s.get("roofline") or {}).get("sol")
         print(f"{s['id']:26s} {t['median_us']:9.2f} {t['method']:>7s} {db.get('do_bench_us', 0):9.2f} "
               f"{db.get('do_bench_cudagraph_us', 0):9.2f} {nc or 0:9.2f} "
-              f"{b.get('eager', {}).get('median_us', 0):9.2f} {b.get('torch.compile', {}).get('median_us', 0):9.2f} "
+              f"{b.get('eager', {}).get('median_us', 0):9.2f} {compile_times.get(s['id']) or 0:9.2f} "
               f"{sol or 0:5.2f}")
-    print("eval rc", report["eval"]["rc"], "wall", round(report["eval"]["wall_s"], 1), "s; status", ev.get("status"))
+    print("eval rc", report["eval"]["rc"], "wall", round(report["eval"]["wall_s"], 1), "s; status",
+          ev.get("status"), [r.get("rule") + ": " + r.get("message", "")[:300] for r in ev.get("rejections", [])],
+          report["eval"]["stderr"][-800:] if not ev else "")
     print("cost (3 shapes + held-out, both baselines):", report["cost"])
     for k, v in report["honesty"].items():
         print("honesty", k, "->", v)
