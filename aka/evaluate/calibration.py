@@ -12,34 +12,23 @@ from typing import Any
 from aka.hardware.calibrate import FORMAT
 
 
-def _kernels():
+def _empty_kernel():
     import triton
-    import triton.language as tl
-
-    @triton.jit
-    def read_sum(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
-        pid = tl.program_id(0)
-        step = tl.num_programs(0) * BLOCK
-        acc = tl.zeros([BLOCK], dtype=tl.float32)
-        for start in range(pid * BLOCK, n, step):
-            offs = start + tl.arange(0, BLOCK)
-            acc += tl.load(x_ptr + offs, mask=offs < n, other=0.0).to(tl.float32)
-        tl.store(out_ptr + pid, tl.sum(acc, axis=0))
 
     @triton.jit
     def empty(x_ptr):
         pass
 
-    return read_sum, empty
+    return empty
 
 
 def calibrate(size_bytes: int = 2 << 30) -> dict[str, Any]:
     """Measure the ceilings on CUDA device 0 (medians of event-timed runs)."""
     import torch
 
-    from aka.evaluate.timing import GpuTimer
+    from aka.evaluate.timing import GpuTimer, flush_kernel
 
-    read_sum, empty = _kernels()
+    read_sum, empty = flush_kernel(), _empty_kernel()
     timer = GpuTimer(reps=50)
     name = torch.cuda.get_device_name(0)
     n = size_bytes // 2
@@ -55,7 +44,7 @@ def calibrate(size_bytes: int = 2 << 30) -> dict[str, Any]:
     a = torch.randn(m, m, dtype=torch.bfloat16, device="cuda")
     b = torch.randn(m, m, dtype=torch.bfloat16, device="cuda")
     t_mm = timer.bench([lambda: a @ b], reps=20, allow_graph=False).median_us
-    t_empty = timer._graph_bench([lambda: empty[(1,)](x)], reps=200).median_us
+    t_empty = timer._graph_bench([lambda: empty[(1,)](x)], reps=200, inner=20, flush=False).median_us
     return {
         "format": FORMAT,
         "device": name,

@@ -56,6 +56,8 @@ class Timing:
     method: str
     """'events' (CUDA events, L2 flushed), 'graph' (CUDA-graph replay) or 'cpu-interpreter'."""
     min_us: float = 0.0
+    note: str = ""
+    """Anything unusual about how this was measured (e.g. a graph capture that failed)."""
 
 
 @dataclass
