@@ -1,0 +1,57 @@
+"""
+---
+op: embedding
+strategy: 2d-tile-tokens-by-columns
+techniques: [gather, 2d-grid, 2d-tile, int64-offsets, masked-tail]
+dsl: triton
+vendors: [nvidia, amd]
+archs: [any]
+params:
+  TOKENS_PER_PROGRAM: {values: [1, 2, 4, 8, 16], default: 4}
+  BLOCK_N: {values: [128, 256, 512, 1024, 2048], default: 512}
+  NUM_WARPS: {values: [1, 2, 4, 8], default: 4}
+requires: []
+sources:
+  - https://pytorch.org/docs/stable/generated/torch.nn.functional.embedding.html
+---
+A 2D grid over (token blocks, column blocks): each program loads TOKENS_PER_PROGRAM ids and moves a
+[tokens, BLOCK_N] tile of gathered rows. Splitting the hidden dimension across programs gives
+decode batches enough parallelism (1 token x 4096 columns becomes 8 programs at BLOCK_N 512), while
+several tokens per program keep enough bytes in flight per program at prefill.
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+TOKENS_PER_PROGRAM = 4
+BLOCK_N = 512
+NUM_WARPS = 4
+
+
+@triton.jit
+def _embedding_tile(ids_ptr, w_ptr, out_ptr, n_tokens, hidden, TOKENS: tl.constexpr, BLOCK_N: tl.constexpr):
+    toks = tl.program_id(0).to(tl.int64) * TOKENS + tl.arange(0, TOKENS)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    tmask = toks < n_tokens
+    rows = tl.load(ids_ptr + toks, mask=tmask, other=0).to(tl.int64)
+    mask = tmask[:, None] & (cols[None, :] < hidden)
+    v = tl.load(w_ptr + rows[:, None] * hidden + cols[None, :], mask=mask, other=0.0)
+    tl.store(out_ptr + toks[:, None] * hidden + cols[None, :], v, mask=mask)
+
+
+class ModelNew(torch.nn.Module):
+    def __init__(self, vocab: int, hidden: int):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.empty(vocab, hidden))
+
+    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+        ids = input_ids.reshape(-1).contiguous()
+        hidden = self.weight.shape[1]
+        n_tokens = ids.numel()
+        out = torch.empty((n_tokens, hidden), dtype=self.weight.dtype, device=self.weight.device)
+        if n_tokens > 0:
+            grid = (triton.cdiv(n_tokens, TOKENS_PER_PROGRAM), triton.cdiv(hidden, BLOCK_N))
+            _embedding_tile[grid](ids, self.weight, out, n_tokens, hidden,
+                                  TOKENS=TOKENS_PER_PROGRAM, BLOCK_N=BLOCK_N, num_warps=NUM_WARPS)
+        return out.view(*input_ids.shape, hidden)

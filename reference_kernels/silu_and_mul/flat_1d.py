@@ -1,0 +1,52 @@
+"""
+---
+op: silu_and_mul
+strategy: flat-1d-elementwise
+techniques: [elementwise, 1d-grid, fp32-compute, masked-tail, index-arithmetic]
+dsl: triton
+vendors: [nvidia, amd]
+archs: [any]
+params:
+  BLOCK: {values: [512, 1024, 2048, 4096, 8192], default: 2048}
+  NUM_WARPS: {values: [2, 4, 8, 16], default: 8}
+requires: []
+sources:
+  - https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/layers/activation.py (SiluAndMul)
+---
+The output is treated as one flat array of n_tokens*d elements cut into BLOCK-sized pieces, one
+per program, regardless of row boundaries; each element finds its row and column by an integer
+divide and reads the gate and up values from the interleaved input. Every program does the same
+amount of work even when d is small or odd (no ragged last column block per row), at the cost of a
+division per element and loads that break into two runs where a block straddles a row end.
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+BLOCK = 2048
+NUM_WARPS = 8
+
+
+@triton.jit
+def _silu_and_mul_flat(x_ptr, y_ptr, n, d, BLOCK: tl.constexpr):
+    idx = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    mask = idx < n
+    row = idx // d
+    col = idx - row * d
+    src = row * 2 * d + col
+    a = tl.load(x_ptr + src, mask=mask, other=0.0).to(tl.float32)
+    b = tl.load(x_ptr + src + d, mask=mask, other=0.0).to(tl.float32)
+    act = (a / (1.0 + tl.exp(-a))).to(y_ptr.dtype.element_ty).to(tl.float32)
+    tl.store(y_ptr + idx, (act * b).to(y_ptr.dtype.element_ty), mask=mask)
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        d = x.shape[-1] // 2
+        x2 = x.reshape(-1, 2 * d).contiguous()
+        y = torch.empty((x2.shape[0], d), dtype=x.dtype, device=x.device)
+        n = y.numel()
+        if n > 0:
+            _silu_and_mul_flat[(triton.cdiv(n, BLOCK),)](x2, y, n, d, BLOCK=BLOCK, num_warps=NUM_WARPS)
+        return y.view(*x.shape[:-1], d)
