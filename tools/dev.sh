@@ -16,16 +16,19 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "aka: installing into $venv (first run takes a few minutes)" >&2
-  pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check)
-  if ! "$venv/bin/python" -c "import torch" 2>/dev/null; then
-    if command -v nvidia-smi >/dev/null 2>&1; then
-      "${pip[@]}" torch triton
-    else
-      "${pip[@]}" -c constraints/cpu.txt torch
-      "${pip[@]}" -c constraints/cpu.txt triton
-    fi
+  pip() {  # quiet install; this machine's pip config warns about every unused index folder
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$@" 2>&1 \
+      | { grep -v "^WARNING: Location" || true; } >&2
+  }
+  pins=(-c constraints/cpu.txt)
+  if command -v nvidia-smi >/dev/null 2>&1; then
+    pins=()                       # GPU machines keep the torch and triton they have or pick
   fi
-  "${pip[@]}" -c constraints/cpu.txt -e ".[test]"
+  if ! "$venv/bin/python" -c "import torch" 2>/dev/null; then
+    pip "${pins[@]}" torch
+    pip "${pins[@]}" triton
+  fi
+  pip "${pins[@]}" -e ".[test]"
   echo "$want" > "$stamp"
 fi
 

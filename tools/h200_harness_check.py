@@ -104,6 +104,27 @@ def honesty_on_gpu() -> dict[str, str]:
     return res
 
 
+def profile_runs() -> dict[str, dict]:
+    """aka profile (Nsight Compute, --set full) of the rmsnorm kernel and of its eager reference."""
+    res = {}
+    for label, extra in (("triton-kernel", []), ("eager-reference", ["--reference"])):
+        target = Path("/tmp") / f"aka-profile-{label}"
+        shutil.rmtree(target, ignore_errors=True)
+        rc, so, se, wall = aka("profile", OP, KERNEL, "--shape", "llama3-8b-prefill-16k", "--out",
+                               str(target), "--json", *extra)
+        if rc != 0:
+            res[label] = {"rc": rc, "stderr": se[-2000:]}
+            continue
+        report = json.loads(so)["report"]
+        k = report["kernels"]
+        res[label] = {"rc": rc, "wall_s": round(wall, 1), "kernels": len(k),
+                      "names": [x["name"] for x in k][:12],
+                      "bottleneck": (report.get("bottleneck") or {}).get("kind"),
+                      "dram_pct": [x.get("dram_throughput_pct") for x in k][:12],
+                      "summary": report.get("summary", "")}
+    return res
+
+
 def main() -> None:
     out = Path(sys.argv[1])
     report: dict = {}
@@ -144,6 +165,13 @@ def main() -> None:
     print("step done", time.strftime("%H:%M:%S"), flush=True)
     report["honesty"] = honesty_on_gpu() if not timing_only else {}
     save()
+    report["profile"] = profile_runs() if not timing_only else {}
+    save()
+    if not timing_only:
+        t = subprocess.run([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/profile",
+                            "-k", "ncu_rep or ncurep or rep"], capture_output=True, text=True)
+        report["pytest_ncu_rep"] = t.stdout[-1500:]
+        save()
     compile_times = {s["id"]: s.get("baselines", {}).get("torch.compile", {}).get("median_us")
                      for s in (json.loads(so3).get("shapes", []) if so3.strip() else [])}
     (out / "report.json").write_text(json.dumps(report, indent=2, default=str))
@@ -172,6 +200,10 @@ def main() -> None:
     print("cost (3 shapes + held-out, both baselines):", report["cost"])
     for k, v in report["honesty"].items():
         print("honesty", k, "->", v)
+    for label, v in report.get("profile", {}).items():
+        print("profile", label, {k: v.get(k) for k in ("rc", "wall_s", "kernels", "bottleneck", "dram_pct")})
+        print(v.get("summary", v.get("stderr", ""))[:1600])
+    print("pytest .ncu-rep:", report.get("pytest_ncu_rep", "")[-300:])
     cal = report["doctor"].get("calibration")
     print("calibration:", json.dumps(cal)[:600] if cal else report["doctor"])
 
