@@ -11,8 +11,7 @@ from typer.testing import CliRunner
 from aka.cli.main import build_app
 from aka.profile import runner
 
-FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "profilers"
-DETAILS = FIXTURES / "direct_ncu_details_full_ncu2025.3.1_H200_generated.csv"
+DETAILS_NAME = "direct_ncu_details_full_ncu2025.3.1_H200_generated.csv"
 EVAL = Path(__file__).resolve().parents[1] / "evaluate"
 OP, CAND = str(EVAL / "fixtures" / "rmsnorm"), str(EVAL / "candidates" / "honest_rmsnorm.py")
 
@@ -32,7 +31,8 @@ def fake_path(tmp_path, monkeypatch):
     return bin_dir
 
 
-def test_ncu_run_is_staged_parsed_and_moved(tmp_path, fake_path):
+def test_ncu_run_is_staged_parsed_and_moved(tmp_path, fake_path, fx):
+    DETAILS = fx(DETAILS_NAME)
     # first call (profiling) records its argv; second (--import) prints the details page
     fake_ncu(fake_path, f'case "$*" in *--import*) cat "{DETAILS}";; *) echo "$@" > "{tmp_path}/argv";; esac\n')
     out = tmp_path / "prof"
