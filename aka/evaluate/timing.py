@@ -64,24 +64,6 @@ def flush_kernel():
     return _aka_l2_flush
 
 
-def call_spans(activities: list[tuple[str, float, float]]) -> list[float]:
-    """Per-call device spans (µs) from (name, start µs, end µs) activities of flush/call sequences:
-    from the first activity after a flush to the last one before the next flush."""
-    spans, current = [], None
-    for name, start, end in sorted(activities, key=lambda a: a[1]):
-        if name.startswith(FLUSH):
-            if current:
-                spans.append(current[1] - current[0])
-            current = None
-        elif current is None:
-            current = [start, end]
-        else:
-            current[1] = max(current[1], end)
-    if current:
-        spans.append(current[1] - current[0])
-    return spans
-
-
 class GpuTimer:
     """Times callables on the current CUDA stream; one instance per worker process."""
 
@@ -159,15 +141,20 @@ class GpuTimer:
         torch.cuda.synchronize()
         return graph
 
+    def _capture(self, body: Callable[[], None]) -> object:
+        graph = self.torch.cuda.CUDAGraph()
+        with self.torch.cuda.graph(graph):
+            body()
+        graph.replay()
+        self.torch.cuda.synchronize()
+        return graph
+
     def _graph_bench(self, calls: Sequence[Callable[[], object]], reps: int, inner: int = 10,
                      flush: bool = True) -> Timing:
         """CUDA-graph replay for short calls: `inner` calls (rotating input sets), each after an L2
-        flush, captured in one graph. Each call's device span (first activity start to last
-        activity end, gaps between its kernels included) comes from CUPTI via torch.profiler, so
-        neither launch overhead nor the flush is counted. Without flushes (the launch-floor probe)
-        the replay time is divided by `inner`."""
-        from torch.profiler import ProfilerActivity, profile
-
+        flush, captured in one graph; a twin graph holds the flushes alone. Per call, rep by rep:
+        (work replay - flush-only replay) / inner. What remains is what the call adds to a
+        graph-replayed step: its kernels, the gaps between them, and the write-back of its output."""
         torch = self.torch
         stream = torch.cuda.Stream()
         stream.wait_stream(torch.cuda.current_stream())
@@ -177,33 +164,33 @@ class GpuTimer:
             self.flush()
         torch.cuda.current_stream().wait_stream(stream)
         torch.cuda.synchronize()
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
+
+        def work() -> None:
             for i in range(inner):
                 if flush:
                     self.flush()
                 calls[i % len(calls)]()
-        graph.replay()
+
+        def flushes() -> None:
+            for _ in range(inner):
+                self.flush()
+
+        g_work = self._capture(work)
+        g_base = self._capture(flushes) if flush else None
+        s1, e1 = self._events(reps)
+        s0, e0 = self._events(reps)
+        for i in range(reps):
+            s1[i].record()
+            g_work.replay()
+            e1[i].record()
+            if g_base is not None:
+                s0[i].record()
+                g_base.replay()
+                e0[i].record()
         torch.cuda.synchronize()
-        if not flush:
-            starts, ends = self._events(reps)
-            for i in range(reps):
-                starts[i].record()
-                graph.replay()
-                ends[i].record()
-            torch.cuda.synchronize()
-            return stats([s.elapsed_time(e) * 1e3 / inner for s, e in zip(starts, ends)], "graph")
-        with profile(activities=[ProfilerActivity.CUDA]) as prof:
-            for _ in range(-(-reps // inner)):
-                graph.replay()
-            torch.cuda.synchronize()
-        acts = [(ev.name(), ev.start_ns() / 1e3, (ev.start_ns() + ev.duration_ns()) / 1e3)
-                for ev in prof.profiler.kineto_results.events()
-                if ev.device_type() == torch.autograd.DeviceType.CUDA]
-        spans = call_spans(acts)
-        if len(spans) < reps // 2:
-            raise RuntimeError(f"the profiler saw {len(spans)} calls, expected {reps}")
-        return stats(spans, "graph")
+        samples = [(s1[i].elapsed_time(e1[i]) - (s0[i].elapsed_time(e0[i]) if g_base else 0.0)) * 1e3 / inner
+                   for i in range(reps)]
+        return stats(samples, "graph")
 
 
 def decide(incumbent_us: Sequence[float], candidate_us: Sequence[float], method: str,
