@@ -12,23 +12,13 @@ from typing import Any
 from aka.hardware.calibrate import FORMAT
 
 
-def _empty_kernel():
-    import triton
-
-    @triton.jit
-    def empty(x_ptr):
-        pass
-
-    return empty
-
-
 def calibrate(size_bytes: int = 2 << 30) -> dict[str, Any]:
     """Measure the ceilings on CUDA device 0 (medians of event-timed runs)."""
     import torch
 
     from aka.evaluate.timing import GpuTimer, flush_kernel
 
-    read_sum, empty = flush_kernel(), _empty_kernel()
+    read_sum = flush_kernel()
     timer = GpuTimer(reps=50)
     name = torch.cuda.get_device_name(0)
     n = size_bytes // 2
@@ -44,7 +34,7 @@ def calibrate(size_bytes: int = 2 << 30) -> dict[str, Any]:
     a = torch.randn(m, m, dtype=torch.bfloat16, device="cuda")
     b = torch.randn(m, m, dtype=torch.bfloat16, device="cuda")
     t_mm = timer.bench([lambda: a @ b], reps=20, allow_graph=False).median_us
-    t_empty = timer._graph_bench([lambda: empty[(1,)](x)], reps=200, inner=20, flush=False).median_us
+    t_empty = timer.launch_floor_us()
     return {
         "format": FORMAT,
         "device": name,

@@ -46,6 +46,17 @@ def bench_cpu(calls: Sequence[Callable[[], object]], reps: int = 3) -> Timing:
 FLUSH = "_aka_l2_flush"
 
 
+def empty_kernel():
+    """A Triton kernel that does nothing: its graph-replayed time is the launch floor."""
+    import triton
+
+    @triton.jit
+    def _aka_empty(x_ptr):
+        pass
+
+    return _aka_empty
+
+
 def flush_kernel():
     """A streaming read of a buffer: the L2 flush (and the read-bandwidth probe)."""
     import triton
@@ -64,6 +75,24 @@ def flush_kernel():
     return _aka_l2_flush
 
 
+def call_spans(activities: list[tuple[str, float, float]]) -> list[float]:
+    """Per-call device spans (µs) from (name, start µs, end µs) activities of flush/call sequences:
+    from the first activity after a flush to the last one before the next flush."""
+    spans, current = [], None
+    for name, start, end in sorted(activities, key=lambda a: a[1]):
+        if name.startswith(FLUSH):
+            if current:
+                spans.append(current[1] - current[0])
+            current = None
+        elif current is None:
+            current = [start, end]
+        else:
+            current[1] = max(current[1], end)
+    if current:
+        spans.append(current[1] - current[0])
+    return spans
+
+
 class GpuTimer:
     """Times callables on the current CUDA stream; one instance per worker process."""
 
@@ -76,6 +105,7 @@ class GpuTimer:
         self.flush_grid = torch.cuda.get_device_properties(0).multi_processor_count * 4
         self.flush_out = torch.empty(self.flush_grid, dtype=torch.float32, device="cuda")
         self.flush_kernel = flush_kernel()
+        self._floor: float | None = None
 
     def flush(self) -> None:
         """Evict the L2 by reading a buffer several times its size (a kernel named FLUSH)."""
@@ -132,29 +162,8 @@ class GpuTimer:
         torch.cuda.synchronize()
         return stats([s.elapsed_time(e) * 1e3 for s, e in zip(starts, ends)], "events")
 
-    def _capture(self, body) -> object:
-        torch = self.torch
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            body()
-        graph.replay()
-        torch.cuda.synchronize()
-        return graph
-
-    def _capture(self, body: Callable[[], None]) -> object:
-        graph = self.torch.cuda.CUDAGraph()
-        with self.torch.cuda.graph(graph):
-            body()
-        graph.replay()
-        self.torch.cuda.synchronize()
-        return graph
-
-    def _graph_bench(self, calls: Sequence[Callable[[], object]], reps: int, inner: int = 10,
-                     flush: bool = True) -> Timing:
-        """CUDA-graph replay for short calls: `inner` calls (rotating input sets), each after an L2
-        flush, captured in one graph; a twin graph holds the flushes alone. Per call, rep by rep:
-        (work replay - flush-only replay) / inner. What remains is what the call adds to a
-        graph-replayed step: its kernels, the gaps between them, and the write-back of its output."""
+    def _graph(self, calls: Sequence[Callable[[], object]], inner: int, flush: bool) -> object:
+        """Capture `inner` calls (rotating input sets), each after an L2 flush if asked."""
         torch = self.torch
         stream = torch.cuda.Stream()
         stream.wait_stream(torch.cuda.current_stream())
@@ -164,33 +173,53 @@ class GpuTimer:
             self.flush()
         torch.cuda.current_stream().wait_stream(stream)
         torch.cuda.synchronize()
-
-        def work() -> None:
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
             for i in range(inner):
                 if flush:
                     self.flush()
                 calls[i % len(calls)]()
-
-        def flushes() -> None:
-            for _ in range(inner):
-                self.flush()
-
-        g_work = self._capture(work)
-        g_base = self._capture(flushes) if flush else None
-        s1, e1 = self._events(reps)
-        s0, e0 = self._events(reps)
-        for i in range(reps):
-            s1[i].record()
-            g_work.replay()
-            e1[i].record()
-            if g_base is not None:
-                s0[i].record()
-                g_base.replay()
-                e0[i].record()
+        graph.replay()
         torch.cuda.synchronize()
-        samples = [(s1[i].elapsed_time(e1[i]) - (s0[i].elapsed_time(e0[i]) if g_base else 0.0)) * 1e3 / inner
-                   for i in range(reps)]
-        return stats(samples, "graph")
+        return graph
+
+    def launch_floor_us(self) -> float:
+        """Graph-replayed time of one empty Triton kernel (measured once per timer)."""
+        if self._floor is None:
+            empty, arg = empty_kernel(), self.flush_out
+            graph = self._graph([lambda: empty[(1,)](arg)], inner=20, flush=False)
+            starts, ends = self._events(200)
+            for i in range(200):
+                starts[i].record()
+                graph.replay()
+                ends[i].record()
+            self.torch.cuda.synchronize()
+            self._floor = stats([s.elapsed_time(e) * 1e3 / 20 for s, e in zip(starts, ends)], "graph").median_us
+        return self._floor
+
+    def _graph_bench(self, calls: Sequence[Callable[[], object]], reps: int, inner: int = 10) -> Timing:
+        """Short calls: `inner` flushed calls replayed in a CUDA graph under torch.profiler. Per
+        call: its device span from CUPTI (first activity start to last activity end, gaps between
+        its kernels included) plus one graph launch floor, i.e. what the call adds to a
+        graph-replayed step. Flushes and launch overhead outside the graph are not counted."""
+        from torch.profiler import ProfilerActivity, profile
+
+        torch = self.torch
+        floor = self.launch_floor_us()
+        graph = self._graph(calls, inner, flush=True)
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for _ in range(-(-reps // inner)):
+                graph.replay()
+            torch.cuda.synchronize()
+        acts = [(ev.name(), ev.start_ns() / 1e3, (ev.start_ns() + ev.duration_ns()) / 1e3)
+                for ev in prof.profiler.kineto_results.events()
+                if ev.device_type() == torch.autograd.DeviceType.CUDA]
+        spans = call_spans(acts)
+        if len(spans) < reps // 2:
+            raise RuntimeError(f"the profiler saw {len(spans)} calls, expected {reps}")
+        timing = stats([x + floor for x in spans], "graph")
+        timing.note = f"device span (CUPTI) + graph launch floor {floor:.2f} µs"
+        return timing
 
 
 def decide(incumbent_us: Sequence[float], candidate_us: Sequence[float], method: str,

@@ -35,3 +35,15 @@ def test_bench_cpu_labels_interpreter_time():
     t = bench_cpu([lambda: sum(range(1000))], reps=3)
     assert t.method == "cpu-interpreter" and t.reps == 3 and t.median_us > 0
 
+
+
+def test_call_spans_cut_at_flushes_and_include_gaps_between_a_calls_kernels():
+    from aka.evaluate.timing import FLUSH, call_spans
+
+    acts = [
+        (FLUSH, 0.0, 60.0), ("k1", 61.0, 63.0), ("k2", 64.0, 66.5),   # one call: two kernels
+        (FLUSH, 67.0, 127.0), ("k1", 128.0, 130.0),
+        (FLUSH, 131.0, 190.0),
+    ]
+    assert call_spans(acts) == [5.5, 2.0]
+    assert call_spans(list(reversed(acts))) == [5.5, 2.0]
