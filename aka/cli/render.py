@@ -53,7 +53,12 @@ def render_eval(result: EvalResult, console: Console | None = None) -> None:
     for note in result.notes:
         console.print(f"note: {note}")
     if result.device:
-        console.print(f"device: {result.device.get('name')}  dtype run: {result.dtype}  "
+        nv = result.device.get("nvml") or {}
+        cond = (f"  SM {nv.get('sm_clock_mhz')}/{nv.get('max_sm_clock_mhz')} MHz, "
+                f"{nv.get('temperature_c')} °C, {nv.get('power_w')} W, "
+                f"throttle: {', '.join(nv.get('throttle_reasons') or []) or 'none'}"
+                if nv.get("available") else "")
+        console.print(f"device: {result.device.get('name')}{cond}  dtype run: {result.dtype}  "
                       f"wall: {result.wall_s:.1f} s")
     verdict = "[green]ACCEPTED[/green]" if result.accepted else f"[red]{result.status.value.upper()}[/red]"
     console.print(f"verdict: {verdict}")

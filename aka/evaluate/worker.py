@@ -41,10 +41,12 @@ def execute(job: dict[str, Any]) -> dict[str, Any]:
 def device_info(device: str) -> dict[str, Any]:
     if device != "cuda":
         return {"kind": "cpu", "name": "cpu (Triton interpreter)"}
+    from aka.hardware.nvml import device_info as nvml_info
+
     props = torch.cuda.get_device_properties(0)
     return {"kind": "cuda", "name": props.name, "capability": f"{props.major}.{props.minor}",
             "sms": props.multi_processor_count, "memory_bytes": props.total_memory,
-            "torch": torch.__version__}
+            "torch": torch.__version__, "nvml": nvml_info()}
 
 
 def _reject(rule: str, message: str, shape: str = "", file: str = "", line: int | None = None) -> dict:

@@ -5,7 +5,10 @@ from pathlib import Path
 
 import pytest
 
-FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "profilers"
+# shared/ is a sibling of the repository; AKA_PROFILER_FIXTURES points elsewhere (the GPU machine,
+# where shared/ does not travel and a copy is carried instead)
+FIXTURES = Path(os.environ.get("AKA_PROFILER_FIXTURES")
+                or Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "profilers")
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from aka.errors import ProfileParseError
 from aka.profile.registry import parse_file
 from aka.spec.profile import ProfileReport
 
-FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "profilers"
+from .conftest import FIXTURES
 
 NOT_PROFILES = {
     "ncu_error_output_no_matching_section.txt": "did not match any section",
