@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -168,6 +169,30 @@ def _via_module(module, path: str) -> list[KernelProfile]:
     return kernels
 
 
+def _via_module_isolated(path: str) -> list[KernelProfile]:
+    """Read the report with ncu_report in a child process: its native code can crash on a
+    truncated or corrupt file, and that must become a ProfileParseError, not a dead process."""
+    cmd = [sys.executable, "-c", "import sys; from aka.profile.ncu_text import _child_main; _child_main(sys.argv[1])", path]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
+    if done.returncode < 0 or (done.returncode != 0 and "Fatal Python error" in done.stderr):
+        raise ProfileParseError(path, "Nsight Compute's ncu_report crashed reading this file: it is "
+                                      "probably truncated or corrupt (expected a complete .ncu-rep)")
+    if done.returncode != 0:
+        tail = done.stderr.strip().splitlines()[-1:] or [""]
+        raise ProfileParseError(path, f"ncu_report could not read this file: {tail[0][:300]}")
+    try:
+        return [KernelProfile.from_dict(k) for k in json.loads(done.stdout)]
+    except (ValueError, TypeError, KeyError) as exc:
+        raise ProfileParseError(path, f"unexpected output from the ncu_report reader: {exc}") from None
+
+
+def _child_main(path: str) -> None:
+    """Entry point of the isolated reader: kernels of one .ncu-rep as JSON on stdout."""
+    module = _import_ncu_report()
+    kernels = _via_module(module, path)
+    sys.stdout.write(json.dumps([k.to_dict() for k in kernels]))
+
+
 def _via_cli(exe: str, path: str) -> list[KernelProfile]:
     def page(name: str) -> str:
         cmd = [exe, "--import", path, "--csv", "--page", name]
@@ -197,7 +222,7 @@ class NcuRepParser:
         module = _import_ncu_report()
         exe = shutil.which("ncu")
         if module is not None:
-            kernels, how = _via_module(module, p), "ncu-rep (ncu_report)"
+            kernels, how = _via_module_isolated(p), "ncu-rep (ncu_report)"
         elif exe is not None:
             kernels, how = _via_cli(exe, p), "ncu-rep (ncu --import)"
         else:

@@ -55,7 +55,8 @@ def test_counter_permission_failure_leaves_nothing(tmp_path, fake_path):
     assert not out.exists() and not list(tmp_path.glob(".staging-*"))
 
 
-def test_missing_tool_and_existing_out(tmp_path, fake_path):
+def test_missing_tool_and_existing_out(tmp_path, fake_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(fake_path))   # no real ncu either (the GPU machine has one)
     res = CliRunner().invoke(build_app(), ["profile", OP, CAND, "--tool", "ncu"])
     assert res.exit_code == 2 and "ncu was not found" in res.output
     fake_ncu(fake_path, "exit 0\n")
