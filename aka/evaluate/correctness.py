@@ -8,6 +8,7 @@ outputs; and ghost replay (the candidate's kernels made no-ops) must change the 
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -15,6 +16,7 @@ import torch
 
 from aka.evaluate import compare as cmp
 from aka.evaluate.loading import Inputs, Operator, ghosted, poisoned, synchronize
+from aka.evaluate.tracing import traced
 
 
 MISMATCH_RULES = {"dtype": "wrong-dtype", "shape": "wrong-shape", "structure": "wrong-shape",
@@ -54,7 +56,8 @@ def check_shape(op: Operator, pair: Pair, kernels: dict[str, Any], params: dict[
     res = ShapeCheck()
     for t in range(trials):
         inputs = op.make_inputs(params, seed + t)
-        ok, ref_out, cand_in = _trial(op, pair, inputs, atol, rtol, mutates, res)
+        ok, ref_out, cand_in = _trial(op, pair, inputs, atol, rtol, mutates, res,
+                                      kernels if t == 0 else None)
         res.trials = t + 1
         if not ok:
             return res
@@ -75,11 +78,16 @@ def _call(model: torch.nn.Module, inputs: Inputs, device: torch.device) -> Any:
 
 
 def _trial(op: Operator, pair: Pair, pristine: Inputs, atol: float, rtol: float,
-           mutates: tuple[str, ...], res: ShapeCheck) -> tuple[bool, Any, Inputs]:
+           mutates: tuple[str, ...], res: ShapeCheck,
+           trace_kernels: dict[str, Any] | None = None) -> tuple[bool, Any, Inputs]:
     dev = op.device
     c1 = pristine.clone()
-    with poisoned():
+    with poisoned(), (traced(trace_kernels) if trace_kernels is not None else nullcontext()) as tracer:
         out1 = _call(pair.cand, c1, dev)
+    if tracer is not None and tracer.calls:
+        res.fail("runtime-torch-compute", "forward computed with torch outside the candidate's own "
+                                          f"kernels at run time: {tracer.summary()}")
+        return False, None, c1
     for name, t in c1.tensors():
         if name not in mutates and not cmp.identical(t, pristine.values[name]):
             res.fail("input-modified", f"the candidate changed input `{name}`, which the operator "
@@ -160,6 +168,6 @@ def build_pair(op: Operator, cand_cls: Callable, params: dict[str, Any], seed: i
     ref = op.build(params, seed)
     args, kwargs = op.init_args(params)
     torch.manual_seed(seed)
-    cand = cand_cls(*args, **kwargs).to(device=op.device, dtype=op.dtype).eval()
+    cand = op.place_model(cand_cls(*args, **kwargs))
     cand.load_state_dict(ref.state_dict(), strict=True)
     return Pair(ref, cand)

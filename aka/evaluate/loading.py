@@ -78,7 +78,14 @@ class Operator:
     def build(self, params: dict[str, Any], seed: int) -> torch.nn.Module:
         torch.manual_seed(seed)
         args, kwargs = self.init_args(params)
-        return self.model_cls(*args, **kwargs).to(device=self.device, dtype=self.dtype).eval()
+        return self.place_model(self.model_cls(*args, **kwargs))
+
+    def place_model(self, model: torch.nn.Module) -> torch.nn.Module:
+        """On the device; floating parameters in the operator's dtype (integer ops keep theirs)."""
+        model = model.to(device=self.device)
+        if self.dtype.is_floating_point:
+            model = model.to(dtype=self.dtype)
+        return model.eval()
 
     def make_inputs(self, params: dict[str, Any], seed: int) -> Inputs:
         torch.manual_seed(seed)
@@ -103,7 +110,8 @@ class Operator:
 
 
 def kernel_objects(module: ModuleType) -> dict[str, Any]:
-    """The Triton kernels the candidate file defines, by their launch name."""
+    """The Triton kernels the candidate file itself defines (imported ones are not its own),
+    by their launch name."""
     from triton.runtime.jit import KernelInterface
 
     found = {}
@@ -112,17 +120,19 @@ def kernel_objects(module: ModuleType) -> dict[str, Any]:
     for scope in scopes:
         for attr, obj in scope.items():
             obj = getattr(obj, "__func__", obj)  # staticmethod / classmethod wrappers
-            if isinstance(obj, KernelInterface):
-                found[_kernel_name(obj) or attr] = obj
+            fn = _python_fn(obj) if isinstance(obj, KernelInterface) else None
+            if fn is not None and fn.__module__ == module.__name__:
+                found[fn.__name__] = obj
     return found
 
 
-def _kernel_name(obj: Any) -> str | None:
+def _python_fn(obj: Any) -> Any:
+    """The Python function under a JIT / autotune / heuristics wrapper chain."""
     seen = 0
     while obj is not None and seen < 8:
         fn = getattr(obj, "fn", None)
         if callable(fn) and not hasattr(fn, "fn") and hasattr(fn, "__name__"):
-            return fn.__name__
+            return fn
         obj, seen = fn, seen + 1
     return None
 
