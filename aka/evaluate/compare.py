@@ -115,7 +115,10 @@ def identical(a: Any, b: Any) -> bool:
         if isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor):
             if x.shape != y.shape or x.dtype != y.dtype:
                 return False
-            if x.dtype.is_floating_point:
+            if x.element_size() == 1 and x.dtype.is_floating_point:   # float8: compare the bits
+                if not torch.equal(x.view(torch.uint8), y.view(torch.uint8)):
+                    return False
+            elif x.dtype.is_floating_point:
                 if not torch.equal(torch.isnan(x), torch.isnan(y)):
                     return False
                 m = ~torch.isnan(x)

@@ -65,7 +65,7 @@ def check_shape(op: Operator, pair: Pair, kernels: dict[str, Any], params: dict[
             res.bytes_io = _bytes(inputs, pair.ref, ref_out)
             if not _refill(op, pair, cand_in, params, seed + 7919, atol, rtol, res):
                 return res
-            if ghost and not _ghost(op, pair, kernels, inputs, ref_out, atol, rtol, res):
+            if ghost and not _ghost(op, pair, kernels, inputs, mutates, atol, rtol, res):
                 return res
     return res
 
@@ -136,19 +136,25 @@ def _refill(op: Operator, pair: Pair, cand_in: Inputs, params: dict[str, Any], s
     return True
 
 
-def _ghost(op: Operator, pair: Pair, kernels: dict[str, Any], pristine: Inputs, ref_out: Any,
-           atol: float, rtol: float, res: ShapeCheck) -> bool:
-    """With the candidate's own kernels made no-ops, the output must no longer be right."""
+def _ghost(op: Operator, pair: Pair, kernels: dict[str, Any], pristine: Inputs,
+           mutates: tuple[str, ...], atol: float, rtol: float, res: ShapeCheck) -> bool:
+    """With the candidate's own kernels made no-ops, the result (outputs and mutated inputs) must
+    no longer be right."""
     if not kernels:
         res.fail("no-kernel", "the candidate defines no Triton kernel (@triton.jit) of its own")
         return False
+    r = pristine.clone()
+    ref_out = _call(pair.ref, r, op.device)
+    want = (ref_out, [r.values[m] for m in mutates if m in r.values])
+    g = pristine.clone()
     try:
         with ghosted(kernels), poisoned():
-            out = _call(pair.cand, pristine.clone(), op.device)
+            out = _call(pair.cand, g, op.device)
     except Exception:  # noqa: BLE001 - a candidate that breaks without its kernels is fine
         return True
-    if cmp.compare(out, ref_out, atol, rtol).ok:
-        res.fail("ghost-replay", "the output stays correct with the candidate's kernels "
+    got = (out, [g.values[m] for m in mutates if m in g.values])
+    if cmp.compare(got, want, atol, rtol).ok:
+        res.fail("ghost-replay", "the result stays correct with the candidate's kernels "
                                  f"({', '.join(sorted(kernels))}) disabled: the work is done elsewhere")
         return False
     return True
