@@ -37,17 +37,20 @@ def flatten(value: Any, prefix: str = "out") -> list[tuple[str, Any]]:
     return [(prefix, value)]
 
 
-def compare(out: Any, ref: Any, atol: float, rtol: float, poisoned: bool = False) -> Mismatch:
+def compare(out: Any, ref: Any, atol: float, rtol: float, poisoned: bool = False,
+            per_path: dict[str, tuple[float, float]] | None = None) -> Mismatch:
     """Elementwise |out - ref| <= atol + rtol*|ref| in float64; NaN/Inf must match exactly.
 
-    `poisoned`: `out` was produced with NaN-poisoned fresh memory (extra NaN = unwritten)."""
+    `poisoned`: `out` was produced with NaN-poisoned fresh memory (extra NaN = unwritten).
+    `per_path`: (atol, rtol) overrides for some output paths."""
     got, want = flatten(out), flatten(ref)
     if [p for p, _ in got] != [p for p, _ in want]:
         return Mismatch(False, f"output structure differs: got {[p for p, _ in got]}, "
                                f"expected {[p for p, _ in want]}", kind="structure")
     worst = Mismatch(True)
     for (path, a), (_, b) in zip(got, want):
-        m = _compare_one(path, a, b, atol, rtol, poisoned)
+        pa, pr = (per_path or {}).get(path, (atol, rtol))
+        m = _compare_one(path, a, b, pa, pr, poisoned)
         if not m.ok:
             return m
         worst.max_abs = max(worst.max_abs, m.max_abs)

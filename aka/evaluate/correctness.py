@@ -17,6 +17,7 @@ import torch
 from aka.evaluate import compare as cmp
 from aka.evaluate.loading import Inputs, Operator, ghosted, poisoned, synchronize
 from aka.evaluate.tracing import traced
+from aka.spec.op import Tolerance
 
 
 MISMATCH_RULES = {"dtype": "wrong-dtype", "shape": "wrong-shape", "structure": "wrong-shape",
@@ -50,22 +51,22 @@ class Pair:
 
 
 def check_shape(op: Operator, pair: Pair, kernels: dict[str, Any], params: dict[str, Any],
-                seed: int, trials: int, atol: float, rtol: float, mutates: tuple[str, ...],
+                seed: int, trials: int, tol: Tolerance, mutates: tuple[str, ...],
                 ghost: bool = True) -> ShapeCheck:
     """Run every correctness and runtime-honesty check of one shape."""
     res = ShapeCheck()
     for t in range(trials):
         inputs = op.make_inputs(params, seed + t)
-        ok, ref_out, cand_in = _trial(op, pair, inputs, atol, rtol, mutates, res,
+        ok, ref_out, cand_in = _trial(op, pair, inputs, tol, mutates, res,
                                       kernels if t == 0 else None)
         res.trials = t + 1
         if not ok:
             return res
         if t == 0:
             res.bytes_io = _bytes(inputs, pair.ref, ref_out)
-            if not _refill(op, pair, cand_in, params, seed + 7919, atol, rtol, res):
+            if not _refill(op, pair, cand_in, params, seed + 7919, tol, res):
                 return res
-            if ghost and not _ghost(op, pair, kernels, inputs, mutates, atol, rtol, res):
+            if ghost and not _ghost(op, pair, kernels, inputs, mutates, tol, res):
                 return res
     return res
 
@@ -77,7 +78,7 @@ def _call(model: torch.nn.Module, inputs: Inputs, device: torch.device) -> Any:
     return out
 
 
-def _trial(op: Operator, pair: Pair, pristine: Inputs, atol: float, rtol: float,
+def _trial(op: Operator, pair: Pair, pristine: Inputs, tol: Tolerance,
            mutates: tuple[str, ...], res: ShapeCheck,
            trace_kernels: dict[str, Any] | None = None) -> tuple[bool, Any, Inputs]:
     dev = op.device
@@ -104,14 +105,14 @@ def _trial(op: Operator, pair: Pair, pristine: Inputs, atol: float, rtol: float,
     with poisoned():
         out2 = _call(pair.cand, c2, dev)
     for label, out in (("first", out1), ("second", out2)):
-        m = cmp.compare(out, ref_out, atol, rtol, poisoned=True)
+        m = cmp.compare(out, ref_out, tol.atol, tol.rtol, poisoned=True, per_path=tol.outputs)
         if not m.ok:
             res.fail(MISMATCH_RULES.get(m.kind, "wrong-output"), f"{label} candidate call: {m.detail}")
             return False, None, c2
         res.max_abs, res.max_rel = max(res.max_abs, m.max_abs), max(res.max_rel, m.max_rel)
     for name in mutates:
         if name in c1.values:
-            m = cmp.compare(c1.values[name], r.values[name], atol, rtol)
+            m = cmp.compare(c1.values[name], r.values[name], tol.atol, tol.rtol)
             if not m.ok:
                 res.fail("wrong-mutation", f"mutated input `{name}`: {m.detail}")
                 return False, None, c2
@@ -119,7 +120,7 @@ def _trial(op: Operator, pair: Pair, pristine: Inputs, atol: float, rtol: float,
 
 
 def _refill(op: Operator, pair: Pair, cand_in: Inputs, params: dict[str, Any], seed: int,
-            atol: float, rtol: float, res: ShapeCheck) -> bool:
+            tol: Tolerance, res: ShapeCheck) -> bool:
     """Refill the candidate's last input buffers in place with new values: the output must follow."""
     fresh = op.make_inputs(params, seed)
     for name, t in cand_in.tensors():
@@ -128,7 +129,7 @@ def _refill(op: Operator, pair: Pair, cand_in: Inputs, params: dict[str, Any], s
     with poisoned():
         out = _call(pair.cand, cand_in, op.device)
     ref_out = _call(pair.ref, pristine, op.device)
-    m = cmp.compare(out, ref_out, atol, rtol)
+    m = cmp.compare(out, ref_out, tol.atol, tol.rtol, per_path=tol.outputs)
     if not m.ok:
         res.fail("stale-output", "the same input buffers refilled with new values gave a wrong "
                                  f"output (a result cached by address or identity?): {m.detail}")
@@ -137,7 +138,7 @@ def _refill(op: Operator, pair: Pair, cand_in: Inputs, params: dict[str, Any], s
 
 
 def _ghost(op: Operator, pair: Pair, kernels: dict[str, Any], pristine: Inputs,
-           mutates: tuple[str, ...], atol: float, rtol: float, res: ShapeCheck) -> bool:
+           mutates: tuple[str, ...], tol: Tolerance, res: ShapeCheck) -> bool:
     """With the candidate's own kernels made no-ops, the result (outputs and mutated inputs) must
     no longer be right."""
     if not kernels:
@@ -153,7 +154,7 @@ def _ghost(op: Operator, pair: Pair, kernels: dict[str, Any], pristine: Inputs,
     except Exception:  # noqa: BLE001 - a candidate that breaks without its kernels is fine
         return True
     got = (out, [g.values[m] for m in mutates if m in g.values])
-    if cmp.compare(got, want, atol, rtol).ok:
+    if cmp.compare(got, want, tol.atol, tol.rtol).ok:
         res.fail("ghost-replay", "the result stays correct with the candidate's kernels "
                                  f"({', '.join(sorted(kernels))}) disabled: the work is done elsewhere")
         return False

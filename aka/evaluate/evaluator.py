@@ -124,7 +124,8 @@ class Evaluator:
         job = {
             "kind": "eval", "spec": spec.to_dict(), "candidate": path, "dtype": dtype,
             "shapes": rows, "trials": options.trials, "seed": options.seed, "atol": tol.atol,
-            "rtol": tol.rtol, "mutates": list(spec.mutates), "time": options.time,
+            "rtol": tol.rtol, "tol_outputs": {k: list(v) for k, v in tol.outputs.items()},
+            "mutates": list(spec.mutates), "time": options.time,
             "baselines": list(options.baselines if options.baselines is not None else spec.baselines),
             "reps": options.reps, "timeout_s": options.timeout_s or _default_timeout(self.interpreter, rows),
         }

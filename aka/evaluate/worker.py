@@ -19,6 +19,7 @@ from aka.evaluate import proof
 from aka.evaluate.correctness import Pair, build_pair, check_shape
 from aka.evaluate.loading import Inputs, Operator, kernel_objects, load_module
 from aka.evaluate.timing import GpuTimer, bench_cpu, decide
+from aka.spec.op import Tolerance
 
 
 def execute(job: dict[str, Any]) -> dict[str, Any]:
@@ -90,7 +91,7 @@ def _check_all(job: dict, op: Operator, cand_cls: Any, kernels: dict, out: dict)
         try:
             pair = build_pair(op, cand_cls, shape["params"], seed)
             chk = check_shape(op, pair, kernels, shape["params"], seed, int(job.get("trials", 3)),
-                              job["atol"], job["rtol"], tuple(job.get("mutates", ())))
+                              _tolerance(job), tuple(job.get("mutates", ())))
         except Exception as exc:  # noqa: BLE001 - a candidate that raises fails this shape
             row.update(correct=False, detail=_error_text(exc, 600))
             out["rejections"].append(_reject("runtime-error", _error_text(exc), shape["id"]))
@@ -104,6 +105,11 @@ def _check_all(job: dict, op: Operator, cand_cls: Any, kernels: dict, out: dict)
             break
         pairs[shape["id"]] = pair
     return pairs
+
+
+def _tolerance(job: dict) -> Tolerance:
+    outputs = {k: tuple(v) for k, v in (job.get("tol_outputs") or {}).items()}
+    return Tolerance(job["atol"], job["rtol"], outputs)
 
 
 def _input_sets(op: Operator, params: dict, seed: int, bytes_io: int, n_max: int = 8) -> list[Inputs]:

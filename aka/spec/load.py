@@ -187,11 +187,20 @@ def _shapes(f: str, field: str, value: Any, *, required: bool) -> tuple[Shape, .
 def _tolerance(f: str, value: Any) -> Tolerance | None:
     if value is None:
         return None
-    if not isinstance(value, dict) or set(value) - {"atol", "rtol"}:
-        raise SpecError(f, "tolerance", f"expected {{atol, rtol}}, got {value!r}")
+    if not isinstance(value, dict) or set(value) - {"atol", "rtol", "outputs"} or not {"atol", "rtol"} <= set(value):
+        raise SpecError(f, "tolerance", f"expected {{atol, rtol}} (both) and optional outputs, got {value!r}")
+    outputs = {}
+    for path, bound in (value.get("outputs") or {}).items():
+        field = f"tolerance.outputs.{path}"
+        if not isinstance(path, str) or not path.startswith("out"):
+            raise SpecError(f, field, "an output path as aka reports it: out, out[1], out['name']")
+        if not isinstance(bound, dict) or set(bound) != {"atol", "rtol"}:
+            raise SpecError(f, field, f"expected {{atol, rtol}}, got {bound!r}")
+        outputs[path] = (_number(f, f"{field}.atol", bound["atol"]), _number(f, f"{field}.rtol", bound["rtol"]))
     return Tolerance(
-        atol=_number(f, "tolerance.atol", value.get("atol", 0.0)),
-        rtol=_number(f, "tolerance.rtol", value.get("rtol", 0.0)),
+        atol=_number(f, "tolerance.atol", value["atol"]),
+        rtol=_number(f, "tolerance.rtol", value["rtol"]),
+        outputs=outputs,
     )
 
 

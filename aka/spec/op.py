@@ -52,6 +52,11 @@ class Tolerance:
 
     atol: float
     rtol: float
+    outputs: dict[str, tuple[float, float]] = field(default_factory=dict)
+    """Per-output overrides by output path ('out[1]', "out['scale']"): (atol, rtol)."""
+
+    def for_path(self, path: str) -> tuple[float, float]:
+        return self.outputs.get(path, (self.atol, self.rtol))
 
 
 @dataclass(frozen=True)
@@ -128,7 +133,9 @@ class OpSpec:
         for key in ("shapes", "held_out_shapes", "cpu_shapes", "cpu_held_out_shapes"):
             data[key] = tuple(Shape(**s) for s in data.get(key, ()))
         if data.get("tolerance"):
-            data["tolerance"] = Tolerance(**data["tolerance"])
+            tol = dict(data["tolerance"])
+            tol["outputs"] = {k: tuple(v) for k, v in (tol.get("outputs") or {}).items()}
+            data["tolerance"] = Tolerance(**tol)
         if data.get("roofline"):
             data["roofline"] = Roofline(**data["roofline"])
         data["mutates"] = tuple(data.get("mutates", ()))

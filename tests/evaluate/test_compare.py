@@ -67,3 +67,11 @@ def test_aliasing_detects_views_of_inputs():
     assert aliased(x[1], [("x", x)]) == [("out", "x")]
     assert aliased(torch.empty(4), [("x", x)]) == []
     assert [p for p, _ in flatten({"b": 1, "a": x})] == ["out['a']", "out['b']"]
+
+
+def test_per_output_tolerance_overrides_the_default():
+    ref = (torch.tensor([1.0, 2.0]), torch.tensor([0.5]))
+    loose_scale = (ref[0].clone(), torch.tensor([0.55]))
+    assert compare(loose_scale, ref, 0.1, 0.2).ok
+    m = compare(loose_scale, ref, 0.1, 0.2, per_path={"out[1]": (0.0, 1e-6)})
+    assert not m.ok and "out[1]" in m.detail

@@ -96,3 +96,16 @@ def test_expressions_are_safe_arithmetic():
             expr.evaluate(bad, {"m": 1})
     with pytest.raises(expr.ExpressionError, match="cannot evaluate"):
         expr.evaluate("1 / m", {"m": 0})
+
+
+def test_per_output_tolerance(tmp_path):
+    write(tmp_path, GOOD + 'tolerance:\n  atol: 0.01\n  rtol: 0.01\n  outputs:\n    "out[1]": {atol: 0, rtol: 1.0e-6}\n')
+    tol = load_op(tmp_path).tolerance
+    assert tol.for_path("out[1]") == (0.0, 1e-6) and tol.for_path("out[0]") == (0.01, 0.01)
+    write(tmp_path, GOOD + 'tolerance:\n  atol: 0.01\n  rtol: 0.01\n  outputs:\n    "scale": {atol: 0, rtol: 0}\n')
+    with pytest.raises(SpecError) as err:
+        load_op(tmp_path)
+    assert err.value.field == "tolerance.outputs.scale"
+    write(tmp_path, GOOD + "tolerance: {atol: 0.01}\n")
+    with pytest.raises(SpecError, match="both"):
+        load_op(tmp_path)
