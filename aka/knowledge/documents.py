@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from aka.knowledge.chunking import Piece, chunk_markdown, chunk_python, chunk_text
+from aka.knowledge.html import html_to_markdown
 from aka.knowledge.frontmatter import DocMeta, doc_meta, kernel_doc_meta, split_front_matter
 from aka.knowledge.records import Chunk
 from aka.spec.kernel import read_kernel_meta
@@ -15,7 +16,7 @@ from aka.spec.kernel import read_kernel_meta
 SUFFIXES = {
     ".md": "markdown", ".markdown": "markdown", ".py": "python", ".txt": "text", ".rst": "text",
     ".cu": "text", ".cuh": "text", ".c": "text", ".cc": "text", ".cpp": "text", ".h": "text",
-    ".hpp": "text", ".hip": "text",
+    ".hpp": "text", ".hip": "text", ".html": "html", ".htm": "html",
 }
 MAX_BYTES = 2_000_000
 """Files larger than this are skipped (and reported); override with `max_bytes`."""
@@ -32,7 +33,7 @@ class Skip(Exception):
 
 
 def kind_of(path: Path) -> str | None:
-    """'markdown', 'python', 'text', or None for a file type ingestion ignores."""
+    """'markdown', 'html', 'python', 'text', or None for a file type ingestion ignores."""
     return SUFFIXES.get(path.suffix.lower())
 
 
@@ -67,6 +68,10 @@ def document_chunks(path: Path, text: str, *, layer: str, source: str, file_hash
             h1 = _H1.search(body)
             meta = replace(meta, title=h1.group(1).strip() if h1 else path.stem)
         pieces = chunk_markdown(body, meta.title, body_line)
+    elif kind == "html":
+        title, body = html_to_markdown(text)
+        meta = DocMeta(title=title or path.stem)
+        pieces = chunk_markdown(body, meta.title, 1)
     elif kind == "python":
         meta = kernel_doc_meta(read_kernel_meta(path)) if layer == "reference" else DocMeta()
         meta = meta if meta.title else replace(meta, title=path.name)

@@ -160,3 +160,23 @@ def test_explicit_layer_and_search_scope(kb, docs_tree):
     ingest(kb, [docs_tree / "knowledge" / "general.md"], "upstream", root=docs_tree)
     assert kb.indexed("upstream") and not kb.indexed("docs")
     assert kb.search("coalesced", Scope(layers=("docs",))) == []
+
+
+def test_html_pages_chunk_by_heading_and_keep_code(kb, tmp_path):
+    write(tmp_path, "up/softmax.html", """
+        <html><head><title>Fused softmax</title><style>p {color: red}</style></head>
+        <body><nav>Home | Docs</nav>
+        <h1>Fused softmax</h1><p>Each program normalizes one row.</p>
+        <h2>The kernel</h2><pre>@triton.jit
+        def softmax_kernel(x_ptr):
+            row = tl.program_id(0)</pre>
+        <p>Subtract the row max with <code>tl.max</code> before exponentiating.</p>
+        </body></html>
+    """)
+    report = ingest(kb, [tmp_path / "up"], "upstream", root=tmp_path)
+    assert report.added == ["up/softmax.html"]
+    chunks = kb.chunks("upstream")
+    assert {c.title for c in chunks} == {"Fused softmax"}
+    kernel = next(c for c in chunks if c.heading and c.heading[-1] == "The kernel")
+    assert "    row = tl.program_id(0)" in kernel.text and "tl.max before" in kernel.text
+    assert not any("Home | Docs" in c.text or "color: red" in c.text for c in chunks)
