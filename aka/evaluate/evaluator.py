@@ -39,6 +39,9 @@ class EvalOptions:
     baselines: tuple[str, ...] | None = None
     """None: the spec's baselines."""
     reps: int = 100
+    memory_limit_gb: float = 16.0
+    """Address-space limit of a candidate's process on the CPU (not applied on a GPU, where it
+    would break CUDA initialization)."""
 
 
 def detect_device(requested: str = "auto") -> str:
@@ -128,6 +131,7 @@ class Evaluator:
             "mutates": list(spec.mutates), "time": options.time,
             "baselines": list(options.baselines if options.baselines is not None else spec.baselines),
             "reps": options.reps, "timeout_s": options.timeout_s or _default_timeout(self.interpreter, rows),
+            "memory_limit_bytes": int(options.memory_limit_gb * 2**30),
         }
         reply = self.pool.submit(job)
         return self._result(spec, reply, rows, notes, base)

@@ -74,6 +74,13 @@ def test_crash_timeout_and_error_cost_one_candidate_only(evaluator, fixture_op):
     assert after.accepted
 
 
+def test_memory_limit_stops_a_hog_without_harm(evaluator, fixture_op):
+    hog = evaluator.evaluate(fixture_op, CANDIDATES / "bad_memory_hog.py",
+                             EvalOptions(time=False, timeout_s=60, memory_limit_gb=8))
+    assert hog.status is EvalStatus.ERROR and "allocate" in hog.rejections[0].message.lower()
+    assert evaluator.evaluate(fixture_op, CANDIDATES / "honest_rmsnorm.py", FAST).accepted
+
+
 def test_patching_in_one_candidate_does_not_leak_into_the_next(evaluator, fixture_op, tmp_path):
     """A fresh process per candidate: a module patch made at import dies with its child."""
     leaky = tmp_path / "leaky.py"
