@@ -1,0 +1,83 @@
+"""
+---
+op: matmul_int4_grouped
+strategy: integer-codes-dot-scale-per-group
+techniques: [tiling, weight-only-quantization, int4-unpack, nibble-shift-mask, group-scales, per-group-accumulator-scaling, ieee-fp32-dot, masked-tail]
+dsl: triton
+vendors: [nvidia, amd]
+archs: [any]
+params:
+  BLOCK_M: {values: [16, 32, 64, 128], default: 64}
+  BLOCK_N: {values: [16, 32, 64, 128], default: 64}
+  BLOCK_K: {values: [16, 32, 64], default: 32}
+  NUM_WARPS: {values: [2, 4, 8], default: 4}
+requires: []
+sources:
+  - https://arxiv.org/abs/2306.00978
+  - https://github.com/mit-han-lab/llm-awq
+---
+Moves the scale out of the weights: the k loop runs group by group, and inside a group the
+unpacked codes (minus 8, still integers, exact in fp32) go straight into tl.dot, accumulating a
+[BLOCK_M, BLOCK_N] partial for that group; the partial is then multiplied by the group's
+[BLOCK_N] scale vector (one load per group) and added to the running result. That is one
+multiply per output per group instead of one per weight per m tile, and the dot operand needs no
+floating-point work besides the int-to-float convert, which is what makes integer tensor-core
+paths (int8 x int8 with per-group rescale) possible. BLOCK_K must divide the group size (both
+are powers of two here; the host clamps BLOCK_K to the group); the extra accumulator costs
+registers, so BLOCK_M x BLOCK_N tiles are a little smaller than in the plain kernel.
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+BLOCK_M = 64
+BLOCK_N = 64
+BLOCK_K = 32
+NUM_WARPS = 4
+
+
+@triton.jit
+def _w4_group_partials(a_ptr, q_ptr, s_ptr, c_ptr, M, N, K, group_size, BLOCK_M: tl.constexpr,
+                       BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid = tl.program_id(0)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    rm = (pid // tiles_n) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = (pid % tiles_n) * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    m_mask = rm < M
+    n_mask = rn < N
+    n_groups = K // group_size
+    acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+    for g in range(0, n_groups):
+        part = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+        for k0 in range(g * group_size, (g + 1) * group_size, BLOCK_K):
+            ks = k0 + rk
+            a = tl.load(a_ptr + rm[:, None].to(tl.int64) * K + ks[None, :], mask=m_mask[:, None], other=0.0)
+            byte = tl.load(q_ptr + rn[None, :].to(tl.int64) * (K // 2) + (ks // 2)[:, None], mask=n_mask[None, :],
+                           other=0)
+            code = ((byte.to(tl.int32) >> ((ks % 2) * 4)[:, None]) & 0xF) - 8
+            part = tl.dot(a.to(tl.float32), code.to(tl.float32), part, input_precision="ieee")
+        sc = tl.load(s_ptr + rn.to(tl.int64) * n_groups + g, mask=n_mask, other=0.0).to(tl.float32)
+        acc += part * sc[None, :]
+    tl.store(c_ptr + rm[:, None].to(tl.int64) * N + rn[None, :], acc.to(c_ptr.dtype.element_ty),
+             mask=m_mask[:, None] & n_mask[None, :])
+
+
+class ModelNew(torch.nn.Module):
+    def __init__(self, group_size: int):
+        super().__init__()
+        self.group_size = group_size
+
+    def forward(self, a: torch.Tensor, wq: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
+        a = a.contiguous()
+        wq = wq.contiguous()
+        scale = scale.contiguous()
+        m, k = a.shape
+        n = wq.shape[0]
+        c = torch.empty((m, n), dtype=a.dtype, device=a.device)
+        if m > 0 and n > 0:
+            grid = (triton.cdiv(m, BLOCK_M) * triton.cdiv(n, BLOCK_N),)
+            _w4_group_partials[grid](a, wq, scale, c, m, n, k, self.group_size, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N,
+                                     BLOCK_K=min(BLOCK_K, self.group_size), num_warps=NUM_WARPS)
+        return c
