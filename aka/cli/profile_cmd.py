@@ -41,7 +41,7 @@ def _run_profile(args: list[str], shape: Optional[str], tool: str, reference: bo
     """Profile one shape of a candidate (or of the eager reference) and print the summary."""
     from aka.cli.common import handled
     from aka.evaluate.evaluator import read_candidate
-    from aka.evaluate.pool import scrubbed_env
+    from aka.evaluate.pool import worker_env
     from aka.hardware.nvml import device_info
     from aka.profile import runner
     from aka.spec.load import load_op
@@ -58,9 +58,7 @@ def _run_profile(args: list[str], shape: Optional[str], tool: str, reference: bo
                str(Path(args[1]).resolve()), "--shapes", sid, "--iters", str(iters)]
         if reference:
             app.append("--reference")
-        env = scrubbed_env(dict(os.environ))
-        root = str(Path(__file__).resolve().parents[2])
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH", "")]))
+        env = worker_env(dict(os.environ))
         stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
         target = out or Path(".aka") / "profiles" / f"{stamp}-{spec.name}-{sid}{'-eager' if reference else ''}"
         run = runner.run(tool_name, exe, app, target, env=env)

@@ -121,8 +121,7 @@ class Evaluator:
         static = review(source, path)
         if static:
             return EvalResult(status=status_of(static), rejections=static, notes=notes,
-                              shapes=[ShapeResult(id=r["id"], params=r["params"], held_out=r["held_out"])
-                                      for r in rows], **base)
+                              shapes=_unchecked(rows), **base)
         tol = spec.tolerance_for(dtype)
         job = {
             "kind": "eval", "spec": spec.to_dict(), "candidate": path, "dtype": dtype,
@@ -139,8 +138,7 @@ class Evaluator:
     def _result(self, spec: OpSpec, reply: dict, rows: list[dict], notes: list[str], base: dict) -> EvalResult:
         if reply.get("died"):
             rej = [_locate(Rejection(reply["died"], reply.get("error", "")), base["candidate"])]
-            shapes = [ShapeResult(id=r["id"], params=r["params"], held_out=r["held_out"]) for r in rows]
-            return EvalResult(status=status_of(rej), rejections=rej, shapes=shapes, notes=notes,
+            return EvalResult(status=status_of(rej), rejections=rej, shapes=_unchecked(rows), notes=notes,
                               log=reply.get("log", ""), wall_s=reply.get("wall_s", 0.0), **base)
         if not reply.get("ok"):
             raise WorkerError(f"evaluation worker failed: {reply.get('error')}\n{reply.get('traceback', '')}"
@@ -151,8 +149,7 @@ class Evaluator:
             notes.append("the worker ran without network isolation (unshare unavailable)")
         shapes = [self._shape(spec, s, device) for s in reply["shapes"]]
         seen = {s.id for s in shapes}
-        shapes += [ShapeResult(id=r["id"], params=r["params"], held_out=r["held_out"])
-                   for r in rows if r["id"] not in seen]
+        shapes += _unchecked([r for r in rows if r["id"] not in seen])
         if self.interpreter:
             notes.append("times are CPU-interpreter wall times, not GPU performance; roofline n/a")
         return EvalResult(status=status_of(rejections), rejections=rejections, shapes=shapes,
@@ -212,6 +209,11 @@ def _forward_line(candidate: str) -> int | None:
                 if isinstance(item, ast.FunctionDef) and item.name == "forward":
                     return item.lineno
     return None
+
+
+def _unchecked(rows: list[dict[str, Any]]) -> list[ShapeResult]:
+    """Results for shapes the run never reached (correct stays None)."""
+    return [ShapeResult(id=r["id"], params=r["params"], held_out=r["held_out"]) for r in rows]
 
 
 def _row(shape: Shape, held_out: bool) -> dict[str, Any]:

@@ -36,6 +36,13 @@ def scrubbed_env(environ: dict[str, str]) -> dict[str, str]:
     }
 
 
+def worker_env(environ: dict[str, str]) -> dict[str, str]:
+    """The scrubbed environment of a process that runs candidate code, able to import this aka."""
+    env = scrubbed_env(environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [_package_root(), env.get("PYTHONPATH", "")]))
+    return env
+
+
 @lru_cache(maxsize=1)
 def network_isolation() -> tuple[str, ...]:
     """Command prefix giving the worker a loopback-only network namespace, if the platform allows."""
@@ -69,10 +76,9 @@ class WorkerPool:
         self.close()
 
     def start(self) -> None:
-        env = scrubbed_env(dict(os.environ))
+        env = worker_env(dict(os.environ))
         env.update(self.extra_env)
         env["PYTHONUNBUFFERED"] = "1"
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [_package_root(), env.get("PYTHONPATH", "")]))
         if self.device == "cpu":
             env["TRITON_INTERPRET"] = "1"
         prefix = network_isolation() if self.isolate_network else ()

@@ -11,7 +11,7 @@ import math
 import os
 import socket
 import traceback
-from typing import Any
+from typing import Any, Callable
 
 import torch
 
@@ -20,6 +20,7 @@ from aka.evaluate.correctness import Pair, build_pair, check_shape
 from aka.evaluate.loading import Inputs, Operator, kernel_objects, load_module
 from aka.evaluate.timing import GpuTimer, bench_cpu, decide
 from aka.spec.op import Tolerance
+from aka.spec.result import Timing
 
 
 def execute(job: dict[str, Any]) -> dict[str, Any]:
@@ -84,6 +85,7 @@ def run_eval(job: dict[str, Any]) -> dict[str, Any]:
 
 def _check_all(job: dict, op: Operator, cand_cls: Any, kernels: dict, out: dict) -> dict[str, Pair]:
     pairs: dict[str, Pair] = {}
+    tol = _tolerance(job)
     for i, shape in enumerate(job["shapes"]):
         row = {"id": shape["id"], "params": shape["params"], "held_out": shape.get("held_out", False)}
         out["shapes"].append(row)
@@ -91,7 +93,7 @@ def _check_all(job: dict, op: Operator, cand_cls: Any, kernels: dict, out: dict)
         try:
             pair = build_pair(op, cand_cls, shape["params"], seed)
             chk = check_shape(op, pair, kernels, shape["params"], seed, int(job.get("trials", 3)),
-                              _tolerance(job), tuple(job.get("mutates", ())))
+                              tol, tuple(job.get("mutates", ())))
         except Exception as exc:  # noqa: BLE001 - a candidate that raises fails this shape
             row.update(correct=False, detail=_error_text(exc, 600))
             out["rejections"].append(_reject("runtime-error", _error_text(exc), shape["id"]))
@@ -126,9 +128,14 @@ def _calls(model: torch.nn.Module, sets: list[Inputs]) -> list:
     return [make(s) for s in sets]
 
 
+def _bencher(gpu: bool, reps: int) -> Callable[[list], Timing]:
+    """Device timing on a GPU; labelled wall-clock timing on the CPU interpreter."""
+    return GpuTimer(reps=reps).bench if gpu else bench_cpu
+
+
 def _time_all(job: dict, op: Operator, pairs: dict[str, Pair], kernels: dict, out: dict) -> None:
     gpu = job["device"] == "cuda"
-    timer = GpuTimer(reps=int(job.get("reps", 100))) if gpu else None
+    bench = _bencher(gpu, int(job.get("reps", 100)))
     baselines = list(job.get("baselines", []))
     if not gpu and "torch.compile" in baselines:
         baselines.remove("torch.compile")
@@ -146,14 +153,12 @@ def _time_all(job: dict, op: Operator, pairs: dict[str, Pair], kernels: dict, ou
             if rule:
                 out["rejections"].append(_reject(rule, detail, row["id"]))
                 return
-            row["time"] = timer.bench(cand_calls).__dict__
-        else:
-            row["time"] = bench_cpu(cand_calls).__dict__
+        row["time"] = bench(cand_calls).__dict__
         row["baselines"] = {}
         for name in baselines:
             model = pair.ref if name == "eager" else torch.compile(pair.ref)
             calls = _calls(model, sets)
-            row["baselines"][name] = (timer.bench(calls) if gpu else bench_cpu(calls)).__dict__
+            row["baselines"][name] = bench(calls).__dict__
 
 
 def run_compare(job: dict[str, Any]) -> dict[str, Any]:
@@ -163,7 +168,7 @@ def run_compare(job: dict[str, Any]) -> dict[str, Any]:
     inc_cls = load_module(job["incumbent"], "incumbent").ModelNew
     cand_cls = load_module(job["candidate"], "candidate").ModelNew
     gpu = device == "cuda"
-    timer = GpuTimer(reps=int(job.get("reps", 30))) if gpu else None
+    bench = _bencher(gpu, int(job.get("reps", 30)))
     results = []
     for i, shape in enumerate(job["shapes"]):
         seed = int(job.get("seed", 0)) + 1000 * i
@@ -171,13 +176,12 @@ def run_compare(job: dict[str, Any]) -> dict[str, Any]:
         cand = build_pair(op, cand_cls, shape["params"], seed).cand
         sets = _input_sets(op, shape["params"], seed, 0, n_max=8 if gpu else 1)
         a_calls, b_calls = _calls(inc, sets), _calls(cand, sets)
-        measure = (lambda c: timer.bench(c).median_us) if gpu else (lambda c: bench_cpu(c).median_us)
         a, b = [], []
         for _ in range(int(job.get("rounds", 5))):
-            a.append(measure(a_calls))
-            b.append(measure(b_calls))
-            b.append(measure(b_calls))
-            a.append(measure(a_calls))
+            a.append(bench(a_calls).median_us)
+            b.append(bench(b_calls).median_us)
+            b.append(bench(b_calls).median_us)
+            a.append(bench(a_calls).median_us)
         cmp = decide(a, b, "events/graph" if gpu else "cpu-interpreter")
         results.append({"shape": shape["id"], **cmp.__dict__})
     return {"ok": True, "comparisons": results, "device": device_info(device)}
