@@ -1,28 +1,34 @@
 """The suite table for docs/benchmarks.md: every reference kernel of a suite, judged and timed on
-the GPU, with SOL and speedups over eager and torch.compile per shape.
+the GPU by the harness, with SOL and speedups over eager and torch.compile per shape.
 
   PYTHONPATH=. python3 tools/suite_bench.py suites/llm-inference --out OUT/suite.json \
-      [--ops rmsnorm,softmax] [--markdown OUT/suite.md]
+      [--ops rmsnorm,softmax] [--stop-after-s 480] [--label COMMIT] [--markdown OUT/suite.md]
+  python3 tools/suite_bench.py --render OUT/suite.json          # the table again, no GPU needed
 
 Baselines are timed once per operator (with its first kernel) and reused for its other kernels.
-Results accumulate in --out, so a run cut short by a time limit resumes where it stopped.
-Needs a CUDA GPU: interpreter times are not GPU performance.
+Results accumulate in --out, one operator at a time, so a run cut short by a time limit resumes
+where it stopped; --stop-after-s starts no new operator after that many seconds.
+Needs a CUDA GPU to measure: interpreter times are not GPU performance.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
+import time
+from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
-from aka.evaluate.evaluator import EvalOptions, Evaluator, detect_device
-from aka.evaluate.pool import WorkerPool
-from aka.spec.kernel import read_kernel_meta
-from aka.spec.load import load_op
+FORMAT = 2
 
 
 def kernels_by_op(suite: Path, root: Path) -> dict[str, list[Path]]:
+    """Each operator of the suite with the reference kernels whose front matter names it."""
+    from aka.spec.kernel import read_kernel_meta
+
     out: dict[str, list[Path]] = {}
     for op_dir in sorted(p.parent for p in suite.glob("*/op.yaml")):
         files = sorted((root / "reference_kernels" / op_dir.name).glob("*.py"))
@@ -30,7 +36,12 @@ def kernels_by_op(suite: Path, root: Path) -> dict[str, list[Path]]:
     return out
 
 
-def rows_of(result: dict, kernel: str, baselines: dict) -> list[dict]:
+def _ratio(base: float | None, t: float) -> float | None:
+    return base / t if base and t > 0 else None
+
+
+def rows_of(result: dict, kernel: str, baselines: dict[str, dict[str, float]]) -> list[dict]:
+    """One row per timed visible shape of an evaluation result (held-out shapes are checked, not tabled)."""
     rows = []
     for s in result["shapes"]:
         if s["held_out"] or not s.get("time"):
@@ -38,68 +49,157 @@ def rows_of(result: dict, kernel: str, baselines: dict) -> list[dict]:
         t = s["time"]["median_us"]
         base = baselines.get(s["id"], {})
         ro = s.get("roofline") or {}
-        rows.append({"kernel": kernel, "shape": s["id"], "us": t, "method": s["time"]["method"],
+        rows.append({"kernel": kernel, "shape": s["id"], "us": t, "cv": s["time"]["cv"],
+                     "method": s["time"]["method"],
                      "eager_us": base.get("eager"), "compile_us": base.get("torch.compile"),
-                     "x_eager": base["eager"] / t if base.get("eager") else None,
-                     "x_compile": base["torch.compile"] / t if base.get("torch.compile") else None,
-                     "sol": ro.get("sol"), "sol_cal": ro.get("sol_calibrated"), "flag": ro.get("flag", "")})
+                     "x_eager": _ratio(base.get("eager"), t),
+                     "x_compile": _ratio(base.get("torch.compile"), t),
+                     "sol": ro.get("sol"), "sol_cal": ro.get("sol_calibrated"),
+                     "sol_launch": ro.get("sol_launch_adjusted"), "flag": ro.get("flag", "")})
     return rows
 
 
-def bench_op(ev: Evaluator, op_dir: Path, kernels: list[Path]) -> dict:
+def kernel_entry(result: dict, kernel: str, baselines: dict) -> dict:
+    return {"status": result["status"],
+            "rejections": [f"{r['rule']}: {r['message'][:300]}" + (f" [shape {r['shape']}]" if r.get("shape") else "")
+                           for r in result["rejections"]],
+            "held_out_checked": sum(1 for s in result["shapes"] if s["held_out"] and s.get("correct")),
+            "wall_s": round(result.get("wall_s", 0.0), 1),
+            "rows": rows_of(result, kernel, baselines)}
+
+
+def bench_op(ev: Any, op_dir: Path, kernels: list[Path], timeout_s: float = 900) -> dict:
+    """Evaluate every kernel of one operator; baselines come from the first kernel's run."""
+    from aka.evaluate.evaluator import EvalOptions
+    from aka.spec.load import load_op
+
     spec = load_op(op_dir)
     entry: dict = {"kernels": {}, "baselines": {}}
+    start = time.monotonic()
     for i, k in enumerate(kernels):
-        opts = EvalOptions(baselines=None if i == 0 else (), timeout_s=900)
+        opts = EvalOptions(baselines=None if i == 0 else (), timeout_s=timeout_s)
         res = ev.evaluate(spec, k, opts).to_dict()
         if i == 0:
             entry["baselines"] = {s["id"]: {b: v["median_us"] for b, v in s.get("baselines", {}).items()}
                                   for s in res["shapes"] if s.get("baselines")}
-        entry["kernels"][k.stem] = {"status": res["status"],
-                                    "rejections": [r["rule"] + ": " + r["message"][:200] for r in res["rejections"]],
-                                    "rows": rows_of(res, k.stem, entry["baselines"])}
-        print(f"{op_dir.name}/{k.stem}: {res['status']}", flush=True)
+            entry["device"] = res.get("device", {})
+        entry["kernels"][k.stem] = kernel_entry(res, k.stem, entry["baselines"])
+        print(f"{op_dir.name}/{k.stem}: {res['status']} ({res.get('wall_s', 0):.1f} s)", flush=True)
+    entry["wall_s"] = round(time.monotonic() - start, 1)
     return entry
 
 
+def _fmt(v: float | None, p: int = 2) -> str:
+    return "—" if v is None else f"{v:.{p}f}"
+
+
+def _sol_range(lo: float | None, hi: float | None) -> str:
+    return "—" if lo is None else f"{lo:.2f}–{hi:.2f}"
+
+
+def _geomean(xs: list[float]) -> float | None:
+    xs = [x for x in xs if x and x > 0]
+    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
+
+
+def summary(ops: dict) -> list[dict]:
+    """Per operator: its best kernel (highest geometric-mean speedup over eager) and that kernel's figures."""
+    out = []
+    for op, entry in sorted(ops.items()):
+        best = None
+        for kname, k in entry["kernels"].items():
+            if k["status"] != "accepted" or not k["rows"]:
+                continue
+            g = _geomean([r["x_eager"] for r in k["rows"]])
+            if g is not None and (best is None or g > best["x_eager"]):
+                best = {"op": op, "kernel": kname, "x_eager": g,
+                        "x_compile": _geomean([r["x_compile"] for r in k["rows"]]),
+                        "sol_min": min((r["sol"] for r in k["rows"] if r["sol"] is not None), default=None),
+                        "sol_max": max((r["sol"] for r in k["rows"] if r["sol"] is not None), default=None)}
+        accepted = sum(k["status"] == "accepted" for k in entry["kernels"].values())
+        out.append(best | {"accepted": f"{accepted}/{len(entry['kernels'])}"} if best
+                   else {"op": op, "kernel": None, "accepted": f"{accepted}/{len(entry['kernels'])}"})
+    return out
+
+
 def markdown(data: dict) -> str:
-    lines = ["| op | kernel | shape | µs | method | eager µs | compile µs | × eager | × compile | SOL |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    f = lambda v, p=2: "—" if v is None else f"{v:.{p}f}"  # noqa: E731
-    for op, entry in sorted(data.items()):
+    """The summary table, then every kernel at every shape."""
+    ops = data["ops"]
+    lines = ["| op | kernels accepted | best kernel | × eager (geomean) | × torch.compile (geomean) | SOL range |",
+             "|---|---|---|---|---|---|"]
+    for s in summary(ops):
+        if s["kernel"] is None:
+            lines.append(f"| {s['op']} | {s['accepted']} | — | — | — | — |")
+        else:
+            lines.append(f"| {s['op']} | {s['accepted']} | {s['kernel']} | {_fmt(s['x_eager'])} | "
+                         f"{_fmt(s['x_compile'])} | {_sol_range(s['sol_min'], s['sol_max'])} |")
+    lines += ["", "| op | kernel | shape | µs | method | eager µs | compile µs | × eager | × compile | SOL |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
+    for op, entry in sorted(ops.items()):
         for kname, k in entry["kernels"].items():
             if k["status"] != "accepted":
-                lines.append(f"| {op} | {kname} | — | {k['status']}: {'; '.join(k['rejections'])[:120]} |||||||")
+                why = "; ".join(k["rejections"])[:160].replace("|", "/")
+                lines.append(f"| {op} | {kname} | — | **{k['status']}**: {why} | | | | | | |")
             for r in k["rows"]:
-                lines.append(f"| {op} | {kname} | {r['shape']} | {f(r['us'])} | {r['method']} | "
-                             f"{f(r['eager_us'])} | {f(r['compile_us'])} | {f(r['x_eager'])} | "
-                             f"{f(r['x_compile'])} | {f(r['sol'])}{' (!)' if r['flag'] else ''} |")
+                lines.append(f"| {op} | {kname} | {r['shape']} | {_fmt(r['us'])} | {r['method']} | "
+                             f"{_fmt(r['eager_us'])} | {_fmt(r['compile_us'])} | {_fmt(r['x_eager'])} | "
+                             f"{_fmt(r['x_compile'])} | {_fmt(r['sol'])}{' (!)' if r['flag'] else ''} |")
     return "\n".join(lines) + "\n"
+
+
+def load(path: Path) -> dict:
+    if not path.exists():
+        return {"format": FORMAT, "ops": {}}
+    data = json.loads(path.read_text())
+    if data.get("format") != FORMAT:
+        raise SystemExit(f"{path}: format {data.get('format')!r}, this tool writes {FORMAT}; move it aside")
+    return data
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("suite", type=Path)
-    ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--ops", default="")
+    ap.add_argument("suite", type=Path, nargs="?")
+    ap.add_argument("--out", type=Path)
+    ap.add_argument("--ops", default="", help="comma-separated operator names (default: all)")
+    ap.add_argument("--stop-after-s", type=float, default=float("inf"),
+                    help="start no new operator after this many seconds")
+    ap.add_argument("--label", default="", help="recorded with the results (e.g. the commit)")
     ap.add_argument("--markdown", type=Path)
+    ap.add_argument("--render", type=Path, help="print the tables of an existing results file and exit")
     args = ap.parse_args()
+    if args.render:
+        print(markdown(load(args.render)), end="")
+        return 0
+    if args.suite is None or args.out is None:
+        ap.error("a suite and --out are needed to measure")
+
+    from aka.evaluate.evaluator import Evaluator, detect_device
+    from aka.evaluate.pool import WorkerPool
+
     if detect_device("auto") != "cuda":
         print("suite_bench needs a CUDA GPU: interpreter times are not GPU performance", file=sys.stderr)
         return 3
     root = Path(__file__).resolve().parents[1]
-    data = json.loads(args.out.read_text()) if args.out.exists() else {}
+    data = load(args.out)
     wanted = set(filter(None, args.ops.split(",")))
+    start = time.monotonic()
     with WorkerPool("cuda") as pool:
         ev = Evaluator(pool)
         for op, kernels in kernels_by_op(args.suite, root).items():
-            if (wanted and op not in wanted) or op in data or not kernels:
+            if (wanted and op not in wanted) or op in data["ops"] or not kernels:
                 continue
-            data[op] = bench_op(ev, args.suite / op, kernels)
+            if time.monotonic() - start > args.stop_after_s:
+                print(f"stopping before {op}: --stop-after-s {args.stop_after_s:g} reached", flush=True)
+                break
+            data["ops"][op] = bench_op(ev, args.suite / op, kernels)
+            data["ops"][op]["measured_at"] = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+            data["ops"][op]["label"] = args.label
             args.out.write_text(json.dumps(data, indent=1))
+    left = [op for op in kernels_by_op(args.suite, root) if (not wanted or op in wanted) and op not in data["ops"]]
     if args.markdown:
         args.markdown.write_text(markdown(data))
     print(markdown(data))
+    print(f"operators left to measure: {', '.join(left) or 'none'}")
     return 0
 
 
