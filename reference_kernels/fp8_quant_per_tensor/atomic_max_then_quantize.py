@@ -14,7 +14,8 @@ requires: []
 sources:
   - https://github.com/vllm-project/vllm/blob/main/csrc/quantization/fp8/common.cu (segmented max reduction with a float atomic max, then quantization)
 ---
-The scale buffer starts at the scale floor 1 / (448 * 512); a first kernel, one program per
+A one-program kernel sets the scale buffer to the scale floor 1 / (448 * 512) (its own launch
+rather than torch.full, so all of the device time is this file's kernels); a first kernel, one program per
 BLOCK_AMAX chunk, reduces its chunk's absolute maximum, divides by 448 and folds it into the scale
 with a float atomic max (the values are non-negative, and rounding a quotient by a positive
 constant is monotone, so the maximum of the per-chunk quotients is exactly amax / 448). A second
@@ -43,6 +44,11 @@ def _round_e4m3(v):
 
 
 @triton.jit
+def _init_scale(s_ptr, floor):
+    tl.store(s_ptr, floor)
+
+
+@triton.jit
 def _amax_atomic(x_ptr, s_ptr, n, BLOCK: tl.constexpr):
     idx = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     x = tl.load(x_ptr + idx, mask=idx < n, other=0.0).to(tl.float32)
@@ -64,8 +70,9 @@ class ModelNew(torch.nn.Module):
         xc = x.contiguous()
         n = xc.numel()
         q = torch.empty(x.shape, dtype=torch.float8_e4m3fn, device=x.device)
-        # the atomic target starts at the scale floor; the kernel raises it to amax / 448
-        scale = torch.full((1,), 1.0 / (448.0 * 512.0), dtype=torch.float32, device=x.device)
+        # the atomic target starts at the scale floor; the amax kernel raises it to amax / 448
+        scale = torch.empty((1,), dtype=torch.float32, device=x.device)
+        _init_scale[(1,)](scale, 1.0 / (448.0 * 512.0), num_warps=1)
         if n > 0:
             _amax_atomic[(triton.cdiv(n, BLOCK_AMAX),)](xc, scale, n, BLOCK=BLOCK_AMAX, num_warps=NUM_WARPS)
             _quantize[(triton.cdiv(n, BLOCK_Q),)](xc, q, scale, n, BLOCK=BLOCK_Q, num_warps=NUM_WARPS)

@@ -2,7 +2,7 @@
 ---
 op: topk_topp_sampling
 strategy: sort-free-bitwise-bisection-thresholds
-techniques: [sort-free, threshold-search, bitwise-bisection, order-preserving-float-key, online-prefix-sum, inverse-cdf-sampling, one-row-per-program]
+techniques: [sort-free, threshold-search, bitwise-bisection, order-preserving-float-key, exponential-race-sampling, one-row-per-program]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
@@ -20,9 +20,10 @@ the most significant: a candidate bit stays set when at least k logits have a ke
 candidate (32 counting sweeps of the row). The top-p cut is found the same way on the bit
 patterns of the non-negative weights e = exp(x - max): the largest cut whose strictly-greater mass
 is still >= top_p * total, so the kept set is exactly the weights above it (31 sweeps). A last
-sweep runs a block-wise prefix sum (tl.cumsum plus a carried offset) and takes the first index
-whose running mass exceeds uniform * kept mass. Rows with top_k = vocab or top_p = 1 skip their
-search. It reads the row about 65 times (from L2 for a 128K vocabulary in bf16), so it is
+sweep runs vLLM's exponential race: among kept tokens the largest e / q wins, q the Exp(1) noise
+row (division rounded to nearest, as torch divides, so scores match the reference bit for bit
+where exp does). Rows with top_k = vocab or top_p = 1 skip their
+search. It reads the row about 64 times (from L2 for a 128K vocabulary in bf16), so it is
 latency- rather than bandwidth-bound; its virtue is exactness under ties with no sort.
 """
 
@@ -42,13 +43,12 @@ def _order_key(x):
 
 
 @triton.jit
-def _sample_row(x_ptr, k_ptr, p_ptr, u_ptr, out_ptr, vocab, x_stride, BLOCK: tl.constexpr):
+def _sample_row(x_ptr, k_ptr, p_ptr, q_ptr, out_ptr, vocab, x_stride, q_stride, BLOCK: tl.constexpr):
     row = tl.program_id(0).to(tl.int64)
     base = x_ptr + row * x_stride
     offs = tl.arange(0, BLOCK)
     top_k = tl.load(k_ptr + row)
     top_p = tl.load(p_ptr + row).to(tl.float32)
-    u = tl.load(u_ptr + row).to(tl.float32)
     mx = tl.full([], float("-inf"), tl.float32)
     for s in range(0, vocab, BLOCK):
         x = tl.load(base + s + offs, mask=s + offs < vocab, other=float("-inf")).to(tl.float32)
@@ -88,38 +88,34 @@ def _sample_row(x_ptr, k_ptr, p_ptr, u_ptr, out_ptr, vocab, x_stride, BLOCK: tl.
                 mass += tl.sum(tl.where(e.to(tl.int32, bitcast=True) > cand, e, 0.0), axis=0)
             cut = tl.where(mass >= need, cand, cut)
             step32 = step32 // 2
-    # inverse CDF in vocabulary order over the kept weights
-    kept_total = tl.full([], 0.0, tl.float32)
-    for s in range(0, vocab, BLOCK):
-        valid = s + offs < vocab
-        x = tl.load(base + s + offs, mask=valid, other=0.0).to(tl.float32) + 0.0
-        e = tl.where(valid & (_order_key(x) >= kth), tl.exp(x - mx), 0.0)
-        kept_total += tl.sum(tl.where(e.to(tl.int32, bitcast=True) > cut, e, 0.0), axis=0)
-    thr = u * kept_total
-    run = tl.full([], 0.0, tl.float32)
-    first = tl.full([], 2147483647, tl.int32)
-    last = tl.full([], -1, tl.int32)
+    # exponential race over the kept weights: the largest e / q, the first index on ties
+    qbase = q_ptr + row * q_stride
+    best = tl.full([], -2.0, tl.float32)
+    best_i = tl.full([], 0, tl.int32)
     for s in range(0, vocab, BLOCK):
         idx = s + offs
         valid = idx < vocab
         x = tl.load(base + idx, mask=valid, other=0.0).to(tl.float32) + 0.0
         e = tl.where(valid & (_order_key(x) >= kth), tl.exp(x - mx), 0.0)
         kept = e.to(tl.int32, bitcast=True) > cut
-        w = tl.where(kept, e, 0.0)
-        csum = run + tl.cumsum(w, axis=0)
-        first = tl.minimum(first, tl.min(tl.where(kept & (csum > thr), idx, 2147483647), axis=0))
-        last = tl.maximum(last, tl.max(tl.where(kept, idx, -1), axis=0))
-        run += tl.sum(w, axis=0)
-    tl.store(out_ptr + row, tl.minimum(first, last).to(tl.int64))
+        q = tl.load(qbase + idx, mask=valid, other=1.0)
+        score = tl.where(kept, tl.math.div_rn(e, q), -1.0)
+        top = tl.max(score, axis=0)
+        at = tl.min(tl.where(score == top, idx, 2147483647), axis=0)
+        better = top > best
+        best_i = tl.where(better, at, best_i)
+        best = tl.where(better, top, best)
+    tl.store(out_ptr + row, best_i.to(tl.int64))
 
 
 class ModelNew(torch.nn.Module):
     def forward(self, logits: torch.Tensor, top_k: torch.Tensor, top_p: torch.Tensor,
-                uniform: torch.Tensor) -> torch.Tensor:
+                noise: torch.Tensor) -> torch.Tensor:
         x = logits.contiguous()
         n_rows, vocab = x.shape
+        q = noise.contiguous()
         out = torch.empty((n_rows,), dtype=torch.int64, device=x.device)
         if n_rows > 0:
-            _sample_row[(n_rows,)](x, top_k.contiguous(), top_p.contiguous(), uniform.contiguous(), out,
-                                   vocab, x.stride(0), BLOCK=BLOCK, num_warps=NUM_WARPS)
+            _sample_row[(n_rows,)](x, top_k.contiguous(), top_p.contiguous(), q, out,
+                                   vocab, x.stride(0), q.stride(0), BLOCK=BLOCK, num_warps=NUM_WARPS)
         return out

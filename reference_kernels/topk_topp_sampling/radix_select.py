@@ -2,7 +2,7 @@
 ---
 op: topk_topp_sampling
 strategy: sort-free-radix-select-multi-pivot
-techniques: [sort-free, radix-select, multi-pivot-counting, order-preserving-float-key, online-prefix-sum, inverse-cdf-sampling, one-row-per-program]
+techniques: [sort-free, radix-select, multi-pivot-counting, order-preserving-float-key, exponential-race-sampling, one-row-per-program]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
@@ -22,8 +22,7 @@ exactly. The top-k threshold is the k-th largest order-preserving key (counts pe
 top-p cut is the largest float bit pattern whose strictly-greater mass is still >= top_p * total
 (masses per candidate). With 4 bits that is 8 + 8 sweeps instead of 32 + 31, trading row re-reads
 for 16x more compares per element, which suits a row that sits in L2 and a GPU with ALU to spare.
-A last sweep does the block-wise prefix sum and picks the first index whose running kept mass
-exceeds uniform * kept total. Ties are exact: thresholds, not ranks.
+A last sweep runs the exponential race: the kept token with the largest e / q wins. Ties are exact: thresholds, not ranks.
 """
 
 import torch
@@ -43,7 +42,7 @@ def _order_key(x):
 
 
 @triton.jit
-def _sample_row_radix(x_ptr, k_ptr, p_ptr, u_ptr, out_ptr, vocab, x_stride,
+def _sample_row_radix(x_ptr, k_ptr, p_ptr, q_ptr, out_ptr, vocab, x_stride, q_stride,
                       BLOCK: tl.constexpr, RADIX_BITS: tl.constexpr):
     NC: tl.constexpr = 1 << RADIX_BITS
     row = tl.program_id(0).to(tl.int64)
@@ -52,7 +51,6 @@ def _sample_row_radix(x_ptr, k_ptr, p_ptr, u_ptr, out_ptr, vocab, x_stride,
     digits = tl.arange(0, NC).to(tl.int64)
     top_k = tl.load(k_ptr + row)
     top_p = tl.load(p_ptr + row).to(tl.float32)
-    u = tl.load(u_ptr + row).to(tl.float32)
     mx = tl.full([], float("-inf"), tl.float32)
     for s in range(0, vocab, BLOCK):
         x = tl.load(base + s + offs, mask=s + offs < vocab, other=float("-inf")).to(tl.float32)
@@ -89,38 +87,35 @@ def _sample_row_radix(x_ptr, k_ptr, p_ptr, u_ptr, out_ptr, vocab, x_stride,
                 above = e.to(tl.int32, bitcast=True).to(tl.int64)[:, None] > cands[None, :]
                 mass += tl.sum(tl.where(above, e[:, None], 0.0), axis=0)
             cut = tl.max(tl.where(mass >= need, cands, 0), axis=0)  # digit 0 always qualifies
-    kept_total = tl.full([], 0.0, tl.float32)
-    for s in range(0, vocab, BLOCK):
-        valid = s + offs < vocab
-        x = tl.load(base + s + offs, mask=valid, other=0.0).to(tl.float32) + 0.0
-        e = tl.where(valid & (_order_key(x) >= kth), tl.exp(x - mx), 0.0)
-        kept_total += tl.sum(tl.where(e.to(tl.int32, bitcast=True).to(tl.int64) > cut, e, 0.0), axis=0)
-    thr = u * kept_total
-    run = tl.full([], 0.0, tl.float32)
-    first = tl.full([], 2147483647, tl.int32)
-    last = tl.full([], -1, tl.int32)
+    # exponential race over the kept weights: the largest e / q, the first index on ties
+    qbase = q_ptr + row * q_stride
+    best = tl.full([], -2.0, tl.float32)
+    best_i = tl.full([], 0, tl.int32)
     for s in range(0, vocab, BLOCK):
         idx = s + offs
         valid = idx < vocab
         x = tl.load(base + idx, mask=valid, other=0.0).to(tl.float32) + 0.0
         e = tl.where(valid & (_order_key(x) >= kth), tl.exp(x - mx), 0.0)
         kept = e.to(tl.int32, bitcast=True).to(tl.int64) > cut
-        w = tl.where(kept, e, 0.0)
-        csum = run + tl.cumsum(w, axis=0)
-        first = tl.minimum(first, tl.min(tl.where(kept & (csum > thr), idx, 2147483647), axis=0))
-        last = tl.maximum(last, tl.max(tl.where(kept, idx, -1), axis=0))
-        run += tl.sum(w, axis=0)
-    tl.store(out_ptr + row, tl.minimum(first, last).to(tl.int64))
+        q = tl.load(qbase + idx, mask=valid, other=1.0)
+        score = tl.where(kept, tl.math.div_rn(e, q), -1.0)
+        top = tl.max(score, axis=0)
+        at = tl.min(tl.where(score == top, idx, 2147483647), axis=0)
+        better = top > best
+        best_i = tl.where(better, at, best_i)
+        best = tl.where(better, top, best)
+    tl.store(out_ptr + row, best_i.to(tl.int64))
 
 
 class ModelNew(torch.nn.Module):
     def forward(self, logits: torch.Tensor, top_k: torch.Tensor, top_p: torch.Tensor,
-                uniform: torch.Tensor) -> torch.Tensor:
+                noise: torch.Tensor) -> torch.Tensor:
         x = logits.contiguous()
         n_rows, vocab = x.shape
+        q = noise.contiguous()
         out = torch.empty((n_rows,), dtype=torch.int64, device=x.device)
         if n_rows > 0:
-            _sample_row_radix[(n_rows,)](x, top_k.contiguous(), top_p.contiguous(), uniform.contiguous(),
-                                         out, vocab, x.stride(0), BLOCK=BLOCK, RADIX_BITS=RADIX_BITS,
+            _sample_row_radix[(n_rows,)](x, top_k.contiguous(), top_p.contiguous(), q,
+                                         out, vocab, x.stride(0), q.stride(0), BLOCK=BLOCK, RADIX_BITS=RADIX_BITS,
                                          num_warps=NUM_WARPS)
         return out

@@ -1,14 +1,15 @@
-"""Top-k then top-p (nucleus) sampling of one token per row, with the uniform random numbers given
-as an input so the operator is deterministic. Thresholds, not ranks: ties are kept together."""
+"""Top-k then top-p (nucleus) sampling of one token per row by an exponential race (vLLM's
+sampler: argmax of p / q with q ~ Exp(1)), the noise given as an input so the operator is
+deterministic. Thresholds, not ranks: ties are kept together."""
 
 import torch
 
 
 class Model(torch.nn.Module):
     def forward(self, logits: torch.Tensor, top_k: torch.Tensor, top_p: torch.Tensor,
-                uniform: torch.Tensor) -> torch.Tensor:
+                noise: torch.Tensor) -> torch.Tensor:
         # logits [n_rows, vocab]; top_k int32 [n_rows] in 1..vocab; top_p fp32 [n_rows] in (0, 1];
-        # uniform fp32 [n_rows] in [0, 1)
+        # noise fp32 [n_rows, vocab], positive Exp(1) samples
         x = logits.float() + 0.0  # + 0.0 turns -0.0 into +0.0
         vocab = x.shape[-1]
         srt = x.sort(dim=-1, descending=True).values
@@ -21,11 +22,10 @@ class Model(torch.nn.Module):
         inside = excl < top_p[:, None].float() * es.sum(dim=-1, keepdim=True)
         tau = es.masked_fill(~inside, float("inf")).amin(dim=-1, keepdim=True)
         kept = (e >= tau) & (e > 0)
-        # inverse-CDF sampling in vocabulary order over the kept (renormalized) probabilities
-        c = torch.where(kept, e, torch.zeros_like(e)).cumsum(dim=-1)
-        idx = (c <= uniform[:, None].float() * c[:, -1:]).sum(dim=-1)
-        last = torch.where(kept, torch.arange(vocab, device=x.device), -1).amax(dim=-1)
-        return torch.minimum(idx, last).to(torch.int64)
+        # exponential race over the kept tokens: argmax of e / q (the first index on ties); the
+        # normalization of e does not change the argmax, so none is done
+        score = torch.where(kept, e / noise.float(), torch.full_like(e, -1.0))
+        return score.argmax(dim=-1).to(torch.int64)
 
 
 def make_inputs(*, dtype, device, n_rows: int, vocab: int) -> list:
@@ -41,5 +41,6 @@ def make_inputs(*, dtype, device, n_rows: int, vocab: int) -> list:
         below = (logits[r] < kth[r]).nonzero().flatten()
         if below.numel():
             logits[r, below[torch.randint(0, below.numel(), ())]] = kth[r, 0]
-    uniform = torch.rand(n_rows, device=device)
-    return [logits.to(dtype), top_k, top_p, uniform]
+    # Exp(1) noise, kept away from 0 so e / q stays finite
+    noise = torch.empty(n_rows, vocab, device=device).exponential_().clamp_(min=1e-10)
+    return [logits.to(dtype), top_k, top_p, noise]
