@@ -1,0 +1,96 @@
+"""tools/suite_bench.py: its rows, summary and tables from harness results, and one real CPU run of
+an operator through the harness (the figures there are interpreter times; only the shape of the
+record is checked)."""
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TOOL = ROOT / "tools" / "suite_bench.py"
+
+
+@pytest.fixture(scope="module")
+def sb():
+    spec = importlib.util.spec_from_file_location("suite_bench", TOOL)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _shape(sid, us, held_out=False, sol=0.5):
+    return {"id": sid, "held_out": held_out, "correct": True,
+            "time": {"median_us": us, "cv": 0.01, "method": "events"},
+            "roofline": {"sol": sol, "sol_calibrated": None, "sol_launch_adjusted": None, "flag": ""}}
+
+
+def _result(status, shapes, rejections=()):
+    return {"status": status, "shapes": shapes, "wall_s": 1.0,
+            "rejections": [{"rule": r, "message": "m", "shape": "s1"} for r in rejections]}
+
+
+BASE = {"s1": {"eager": 20.0, "torch.compile": 10.0}, "s2": {"eager": 40.0}}
+
+
+def test_rows_divide_baselines_by_the_kernel_time_and_skip_held_out_shapes(sb):
+    res = _result("accepted", [_shape("s1", 5.0), _shape("s2", 8.0), _shape("h", 1.0, held_out=True)])
+    rows = sb.rows_of(res, "k", BASE)
+    assert [r["shape"] for r in rows] == ["s1", "s2"]
+    assert rows[0]["x_eager"] == pytest.approx(4.0) and rows[0]["x_compile"] == pytest.approx(2.0)
+    assert rows[1]["x_eager"] == pytest.approx(5.0) and rows[1]["x_compile"] is None
+
+
+def test_summary_picks_the_kernel_with_the_best_geomean_over_eager(sb):
+    fast = sb.kernel_entry(_result("accepted", [_shape("s1", 5.0, sol=0.2), _shape("s2", 4.0, sol=0.9)]), "fast", BASE)
+    slow = sb.kernel_entry(_result("accepted", [_shape("s1", 10.0), _shape("s2", 20.0)]), "slow", BASE)
+    bad = sb.kernel_entry(_result("cheat", [], ["foreign-device-time"]), "bad", BASE)
+    [s] = sb.summary({"op": {"kernels": {"slow": slow, "fast": fast, "bad": bad}}})
+    assert s["kernel"] == "fast" and s["accepted"] == "2/3"
+    assert s["x_eager"] == pytest.approx((4.0 * 10.0) ** 0.5)
+    assert (s["sol_min"], s["sol_max"]) == (0.2, 0.9)
+    table = sb.markdown({"format": sb.FORMAT, "ops": {"op": {"kernels": {"fast": fast, "bad": bad}}}})
+    assert "| op | bad | — | **cheat**: foreign-device-time: m [shape s1] |" in table
+    assert "| op | fast | s1 | 5.00 | events | 20.00 | 10.00 | 4.00 | 2.00 | 0.20 |" in table
+
+
+def test_an_operator_with_no_accepted_kernel_has_no_best(sb):
+    bad = sb.kernel_entry(_result("wrong", [], ["wrong-output"]), "bad", BASE)
+    [s] = sb.summary({"op": {"kernels": {"bad": bad}}})
+    assert s == {"op": "op", "kernel": None, "accepted": "0/1"}
+
+
+def test_render_reads_a_results_file_and_rejects_another_format(sb, tmp_path):
+    good = tmp_path / "suite.json"
+    entry = sb.kernel_entry(_result("accepted", [_shape("s1", 5.0)]), "k", BASE)
+    good.write_text(json.dumps({"format": sb.FORMAT, "ops": {"op": {"kernels": {"k": entry}}}}))
+    out = subprocess.run([sys.executable, str(TOOL), "--render", str(good)], capture_output=True, text=True, check=True)
+    assert "| op | 1/1 | k | 4.00 | 2.00 | 0.50–0.50 |" in out.stdout
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"rmsnorm": {}}))
+    res = subprocess.run([sys.executable, str(TOOL), "--render", str(old)], capture_output=True, text=True)
+    assert res.returncode != 0 and "format None" in res.stderr
+
+
+def test_measuring_refuses_without_a_gpu(tmp_path):
+    env = dict(os.environ, AKA_DEVICE="cpu", PYTHONPATH=str(ROOT))
+    res = subprocess.run([sys.executable, str(TOOL), str(ROOT / "suites" / "llm-inference"), "--out",
+                          str(tmp_path / "x.json")], capture_output=True, text=True, env=env)
+    assert res.returncode == 3 and "needs a CUDA GPU" in res.stderr
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_a_real_operator_run_through_the_harness_on_the_interpreter(sb, evaluator):
+    suite = ROOT / "suites" / "llm-inference"
+    kernels = sb.kernels_by_op(suite, ROOT)["silu_and_mul"]
+    assert len(kernels) >= 2
+    entry = sb.bench_op(evaluator, suite / "silu_and_mul", kernels)
+    assert set(entry["kernels"]) == {k.stem for k in kernels}
+    assert all(k["status"] == "accepted" and k["held_out_checked"] >= 1 for k in entry["kernels"].values())
+    first = entry["kernels"][kernels[0].stem]["rows"]
+    assert {r["shape"] for r in first} == set(entry["baselines"]) and all(r["method"] == "cpu-interpreter" for r in first)
+    assert all(r["x_eager"] > 0 for r in first)
