@@ -23,11 +23,20 @@ from aka.spec.op import Tolerance
 from aka.spec.result import Timing
 
 
+def exact_fp32() -> dict[str, bool]:
+    """Switch TF32 off for cuBLAS and cuDNN: a float32 operator means IEEE float32 for the
+    reference and the baselines too (PyTorch lets cuDNN convolutions use TF32 by default)."""
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    return {"matmul": torch.backends.cuda.matmul.allow_tf32, "cudnn": torch.backends.cudnn.allow_tf32}
+
+
 def execute(job: dict[str, Any]) -> dict[str, Any]:
     """Run one job; every candidate failure comes back as data."""
     kind = job.get("kind")
+    tf32 = exact_fp32()
     if kind == "ping":
-        return {"ok": True, "torch": torch.__version__, "env_keys": sorted(os.environ),
+        return {"ok": True, "torch": torch.__version__, "env_keys": sorted(os.environ), "tf32": tf32,
                 "cwd": os.getcwd(), "net": sorted(name for _, name in socket.if_nameindex())}
     if kind == "eval":
         return run_eval(job)

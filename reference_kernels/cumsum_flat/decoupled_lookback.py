@@ -59,6 +59,16 @@ def _scan_lookback(x_ptr, y_ptr, state_ptr, ticket_ptr, n, BLOCK: tl.constexpr):
     tl.store(y_ptr + offs, (incl + prefix).to(y_ptr.dtype.element_ty), mask=mask)
 
 
+@triton.jit
+def _reset_scratch(state_ptr, ticket_ptr, n_tiles, BLOCK_R: tl.constexpr):
+    """Zero the tile status words and the tile ticket (an own kernel: no torch fill in the timed call)."""
+    pid = tl.program_id(0)
+    offs = pid * BLOCK_R + tl.arange(0, BLOCK_R)
+    tl.store(state_ptr + offs, tl.zeros([BLOCK_R], dtype=tl.int64), mask=offs < n_tiles)
+    if pid == 0:
+        tl.store(ticket_ptr, 0)
+
+
 class ModelNew(torch.nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = x.contiguous()
@@ -66,7 +76,8 @@ class ModelNew(torch.nn.Module):
         y = torch.empty_like(x)
         if n > 0:
             n_tiles = triton.cdiv(n, BLOCK)
-            state = torch.zeros(n_tiles, dtype=torch.int64, device=x.device)
-            ticket = torch.zeros(1, dtype=torch.int32, device=x.device)
+            state = torch.empty(n_tiles, dtype=torch.int64, device=x.device)
+            ticket = torch.empty(1, dtype=torch.int32, device=x.device)
+            _reset_scratch[(triton.cdiv(n_tiles, 1024),)](state, ticket, n_tiles, BLOCK_R=1024, num_warps=4)
             _scan_lookback[(n_tiles,)](x, y, state, ticket, n, BLOCK=BLOCK, num_warps=NUM_WARPS)
         return y

@@ -48,7 +48,10 @@ def _cumsum_scan_tile(x_ptr, y_ptr, n_rows, n_cols, x_stride, y_stride,
         x = tl.load(x_ptr + rows[:, None] * x_stride + idx[None, :], mask=mask, other=0.0).to(tl.float32)
         y = tl.associative_scan(x, 1, _add) + carry[:, None]
         tl.store(y_ptr + rows[:, None] * y_stride + idx[None, :], y.to(y_ptr.dtype.element_ty), mask=mask)
-        carry += tl.sum(x, axis=1)
+        # the next carry is the tile's last column (masked lanes scanned zeros). Not `carry +=
+        # tl.sum(x, axis=1)`: with Triton 3.6 on sm_90 that accumulate-a-reduction-in-a-loop form,
+        # next to the scan, fails in the TritonGPUOptimizeThreadLocality pass.
+        carry = tl.sum(tl.where(cols[None, :] == BLOCK_N - 1, y, 0.0), axis=1)
 
 
 class ModelNew(torch.nn.Module):

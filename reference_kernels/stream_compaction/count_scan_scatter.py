@@ -74,7 +74,9 @@ class ModelNew(torch.nn.Module):
         x = x.contiguous()
         n = x.shape[0]
         idx = torch.empty(n, dtype=torch.int64, device=x.device)
-        count = torch.zeros(1, dtype=torch.int64, device=x.device)
+        if n == 0:
+            return idx, torch.zeros(1, dtype=torch.int64, device=x.device)
+        count = torch.empty(1, dtype=torch.int64, device=x.device)  # _scan_counts writes the total
         if n > 0:
             n_tiles = triton.cdiv(n, BLOCK)
             offsets = torch.empty(n_tiles, dtype=torch.int64, device=x.device)

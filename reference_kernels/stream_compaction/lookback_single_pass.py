@@ -61,15 +61,28 @@ def _compact_lookback(x_ptr, idx_ptr, count_ptr, state_ptr, ticket_ptr, n, n_til
             tl.store(idx_ptr + pos, tl.full([BLOCK], -1, tl.int64), mask=pos < n)
 
 
+@triton.jit
+def _reset_scratch(state_ptr, ticket_ptr, count_ptr, n_tiles, BLOCK_R: tl.constexpr):
+    """Zero the tile status words, the tile ticket and the count (an own kernel: no torch fill)."""
+    pid = tl.program_id(0)
+    offs = pid * BLOCK_R + tl.arange(0, BLOCK_R)
+    tl.store(state_ptr + offs, tl.zeros([BLOCK_R], dtype=tl.int64), mask=offs < n_tiles)
+    if pid == 0:
+        tl.store(ticket_ptr, 0)
+        tl.store(count_ptr, tl.zeros([], dtype=tl.int64))
+
+
 class ModelNew(torch.nn.Module):
     def forward(self, x: torch.Tensor) -> tuple:
         x = x.contiguous()
         n = x.shape[0]
         idx = torch.empty(n, dtype=torch.int64, device=x.device)
-        count = torch.zeros(1, dtype=torch.int64, device=x.device)
+        count = torch.empty(1, dtype=torch.int64, device=x.device)
+        n_tiles = triton.cdiv(n, BLOCK)
+        state = torch.empty(max(n_tiles, 1), dtype=torch.int64, device=x.device)
+        ticket = torch.empty(1, dtype=torch.int32, device=x.device)
+        _reset_scratch[(max(1, triton.cdiv(n_tiles, 1024)),)](state, ticket, count, n_tiles, BLOCK_R=1024,
+                                                              num_warps=4)
         if n > 0:
-            n_tiles = triton.cdiv(n, BLOCK)
-            state = torch.zeros(n_tiles, dtype=torch.int64, device=x.device)
-            ticket = torch.zeros(1, dtype=torch.int32, device=x.device)
             _compact_lookback[(n_tiles,)](x, idx, count, state, ticket, n, n_tiles, BLOCK=BLOCK, num_warps=NUM_WARPS)
         return idx, count

@@ -27,6 +27,10 @@ def test_child_sees_no_secrets_and_runs_in_its_own_directory(cpu_pool):
     assert not os.path.exists(reply["cwd"]), "the job's directory is removed afterwards"
 
 
+def test_jobs_run_float32_without_tf32(cpu_pool):
+    assert cpu_pool.submit({"kind": "ping"})["tf32"] == {"matmul": False, "cudnn": False}
+
+
 @pytest.mark.skipif(not network_isolation(), reason="unshare cannot make a network namespace here")
 def test_child_has_only_loopback(cpu_pool):
     assert cpu_pool.network_isolated

@@ -18,6 +18,7 @@ import pytest
 import torch
 
 from aka.errors import SpecError
+from aka.evaluate.worker import exact_fp32
 from aka.spec.kernel import read_kernel_meta
 from aka.spec.load import load_op
 
@@ -186,6 +187,7 @@ def _poison():
 @pytest.mark.skipif(not HAS_CUDA, reason="needs a CUDA device")
 @pytest.mark.parametrize("kpath,spec,shape", list(_gpu_cases()) or [pytest.param(None, None, None, id="none")])
 def test_kernel_matches_reference_on_gpu(kpath: Path, spec, shape):
+    exact_fp32()  # as the harness's worker does: a float32 reference is IEEE float32, not TF32
     ref_mod = _import(Path(spec.reference), "gref")
     kern_mod = _import(kpath, "gkernel")
     dtype = getattr(torch, spec.dtype)
