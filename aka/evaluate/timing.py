@@ -32,8 +32,8 @@ def stats(samples_us: Sequence[float], method: str) -> Timing:
                   method=method, min_us=xs[0])
 
 
-def bench_cpu(calls: Sequence[Callable[[], object]], reps: int = 3) -> Timing:
-    """Wall-clock timing on the CPU interpreter: never GPU performance."""
+def bench_cpu(calls: Sequence[Callable[[], object]], reps: int = 3, method: str | None = None) -> Timing:
+    """Wall-clock timing on the CPU interpreter: never GPU performance (`method` has no meaning here)."""
     calls[0]()
     samples = []
     for i in range(reps):
@@ -122,13 +122,20 @@ class GpuTimer:
         return [ev(enable_timing=True) for _ in range(n)], [ev(enable_timing=True) for _ in range(n)]
 
     def bench(self, calls: Sequence[Callable[[], object]], reps: int | None = None,
-              allow_graph: bool = True) -> Timing:
-        """Median device time of one call; graph replay when a call is shorter than the threshold."""
+              allow_graph: bool = True, method: str | None = None) -> Timing:
+        """Median device time of one call; graph replay when a call is shorter than the threshold.
+
+        `method` ('graph' or 'events') skips the choice: a baseline is timed the way the candidate
+        was at that shape, so neither side pays host launch gaps the other does not."""
         torch = self.torch
         reps = reps or self.reps
+        if method not in (None, "graph", "events"):
+            raise ValueError(f"timing method {method!r}: expected 'graph' or 'events'")
         self._warmup(calls)
-        probe = self._events_bench(calls, reps=max(10, reps // 5))
-        if allow_graph and probe.median_us < self.graph_below_us:
+        if method is None:
+            probe = self._events_bench(calls, reps=max(10, reps // 5))
+            method = "graph" if allow_graph and probe.median_us < self.graph_below_us else "events"
+        if method == "graph":
             try:
                 return self._graph_bench(calls, reps)
             except Exception as exc:  # noqa: BLE001 - any capture/profiler failure falls back

@@ -47,3 +47,19 @@ def test_call_spans_cut_at_flushes_and_include_gaps_between_a_calls_kernels():
     ]
     assert call_spans(acts) == [5.5, 2.0]
     assert call_spans(list(reversed(acts))) == [5.5, 2.0]
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not (__import__("torch").cuda.is_available()), reason="needs a CUDA device")
+def test_a_forced_method_is_the_one_used_on_the_gpu():
+    import torch
+
+    from aka.evaluate.timing import GpuTimer
+
+    x = torch.randn(1024, device="cuda")
+    many_small = [lambda: ((x * 2 + 1).relu() - 3).abs().sum()]  # several launches, each tiny
+    timer = GpuTimer(reps=20)
+    assert timer.bench(many_small, method="graph").method == "graph"
+    assert timer.bench(many_small, method="events").method == "events"
+    with pytest.raises(ValueError, match="timing method"):
+        timer.bench(many_small, method="cupti")
