@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 FORMAT = 2
+GRAPH_BELOW_US = 20.0  # aka.evaluate.timing.GRAPH_BELOW_US (not imported: --render needs no torch)
+MIXED = "†"
 
 
 def kernels_by_op(suite: Path, root: Path) -> dict[str, list[Path]]:
@@ -40,7 +42,16 @@ def _ratio(base: float | None, t: float) -> float | None:
     return base / t if base and t > 0 else None
 
 
-def rows_of(result: dict, kernel: str, baselines: dict[str, dict[str, float]]) -> list[dict]:
+def baseline_method(us: float | None, recorded: str | None) -> str | None:
+    """How a baseline was timed. Results from before baselines followed the candidate's method
+    did not record it; then the harness's own rule decides: events from 20 µs up, else a graph."""
+    if recorded or us is None:
+        return recorded
+    return "events" if us >= GRAPH_BELOW_US else "graph"
+
+
+def rows_of(result: dict, kernel: str, baselines: dict[str, dict[str, float]],
+            methods: dict[str, dict[str, str]] | None = None) -> list[dict]:
     """One row per timed visible shape of an evaluation result (held-out shapes are checked, not tabled)."""
     rows = []
     for s in result["shapes"]:
@@ -48,10 +59,13 @@ def rows_of(result: dict, kernel: str, baselines: dict[str, dict[str, float]]) -
             continue
         t = s["time"]["median_us"]
         base = baselines.get(s["id"], {})
+        how = (methods or {}).get(s["id"], {})
         ro = s.get("roofline") or {}
         rows.append({"kernel": kernel, "shape": s["id"], "us": t, "cv": s["time"]["cv"],
                      "method": s["time"]["method"],
                      "eager_us": base.get("eager"), "compile_us": base.get("torch.compile"),
+                     "eager_method": baseline_method(base.get("eager"), how.get("eager")),
+                     "compile_method": baseline_method(base.get("torch.compile"), how.get("torch.compile")),
                      "x_eager": _ratio(base.get("eager"), t),
                      "x_compile": _ratio(base.get("torch.compile"), t),
                      "sol": ro.get("sol"), "sol_cal": ro.get("sol_calibrated"),
@@ -59,13 +73,13 @@ def rows_of(result: dict, kernel: str, baselines: dict[str, dict[str, float]]) -
     return rows
 
 
-def kernel_entry(result: dict, kernel: str, baselines: dict) -> dict:
+def kernel_entry(result: dict, kernel: str, baselines: dict, methods: dict | None = None) -> dict:
     return {"status": result["status"],
             "rejections": [f"{r['rule']}: {r['message'][:300]}" + (f" [shape {r['shape']}]" if r.get("shape") else "")
                            for r in result["rejections"]],
             "held_out_checked": sum(1 for s in result["shapes"] if s["held_out"] and s.get("correct")),
             "wall_s": round(result.get("wall_s", 0.0), 1),
-            "rows": rows_of(result, kernel, baselines)}
+            "rows": rows_of(result, kernel, baselines, methods)}
 
 
 def bench_op(ev: Any, op_dir: Path, kernels: list[Path], timeout_s: float = 900) -> dict:
@@ -80,13 +94,22 @@ def bench_op(ev: Any, op_dir: Path, kernels: list[Path], timeout_s: float = 900)
         opts = EvalOptions(baselines=None if i == 0 else (), timeout_s=timeout_s)
         res = ev.evaluate(spec, k, opts).to_dict()
         if i == 0:
-            entry["baselines"] = {s["id"]: {b: v["median_us"] for b, v in s.get("baselines", {}).items()}
-                                  for s in res["shapes"] if s.get("baselines")}
+            timed = [s for s in res["shapes"] if s.get("baselines")]
+            entry["baselines"] = {s["id"]: {b: v["median_us"] for b, v in s["baselines"].items()} for s in timed}
+            entry["baseline_methods"] = {s["id"]: {b: v["method"] for b, v in s["baselines"].items()} for s in timed}
+            entry["baseline_notes"] = {f"{s['id']}/{b}": v["note"] for s in timed
+                                       for b, v in s["baselines"].items() if v.get("note")}
             entry["device"] = res.get("device", {})
-        entry["kernels"][k.stem] = kernel_entry(res, k.stem, entry["baselines"])
+        entry["kernels"][k.stem] = kernel_entry(res, k.stem, entry["baselines"], entry.get("baseline_methods"))
         print(f"{op_dir.name}/{k.stem}: {res['status']} ({res.get('wall_s', 0):.1f} s)", flush=True)
     entry["wall_s"] = round(time.monotonic() - start, 1)
     return entry
+
+
+def _mixed(row: dict, baseline: str) -> str:
+    """The mark for a speedup whose baseline was timed with events while the kernel ran in a graph."""
+    how = row.get(f"{baseline}_method") or baseline_method(row.get(f"{baseline}_us"), None)
+    return MIXED if how and how != row["method"] else ""
 
 
 def _fmt(v: float | None, p: int = 2) -> str:
@@ -103,36 +126,40 @@ def _geomean(xs: list[float]) -> float | None:
 
 
 def summary(ops: dict) -> list[dict]:
-    """Per operator: its best kernel (highest geometric-mean speedup over eager) and that kernel's figures."""
+    """Per operator: its best kernel (lowest geometric-mean time over the shapes) and that kernel's
+    speedups, each a geometric mean over the shapes where baseline and kernel were timed the same
+    way (`like`: how many of its shapes that is)."""
     out = []
     for op, entry in sorted(ops.items()):
-        best = None
-        for kname, k in entry["kernels"].items():
-            if k["status"] != "accepted" or not k["rows"]:
-                continue
-            g = _geomean([r["x_eager"] for r in k["rows"]])
-            if g is not None and (best is None or g > best["x_eager"]):
-                best = {"op": op, "kernel": kname, "x_eager": g,
-                        "x_compile": _geomean([r["x_compile"] for r in k["rows"]]),
-                        "sol_min": min((r["sol"] for r in k["rows"] if r["sol"] is not None), default=None),
-                        "sol_max": max((r["sol"] for r in k["rows"] if r["sol"] is not None), default=None)}
-        accepted = sum(k["status"] == "accepted" for k in entry["kernels"].values())
-        out.append(best | {"accepted": f"{accepted}/{len(entry['kernels'])}"} if best
-                   else {"op": op, "kernel": None, "accepted": f"{accepted}/{len(entry['kernels'])}"})
+        accepted = {name: k for name, k in entry["kernels"].items() if k["status"] == "accepted" and k["rows"]}
+        row = {"op": op, "kernel": None, "accepted": f"{len(accepted)}/{len(entry['kernels'])}"}
+        if accepted:
+            name = min(accepted, key=lambda n: _geomean([r["us"] for r in accepted[n]["rows"]]) or math.inf)
+            rows = accepted[name]["rows"]
+            sols = [r["sol"] for r in rows if r["sol"] is not None]
+            row |= {"kernel": name, "shapes": len(rows), "sol_min": min(sols, default=None),
+                    "sol_max": max(sols, default=None)}
+            for b in ("eager", "compile"):
+                like = [r[f"x_{b}"] for r in rows if r[f"x_{b}"] is not None and not _mixed(r, b)]
+                row |= {f"x_{b}": _geomean(like), f"like_{b}": len(like)}
+        out.append(row)
     return out
 
 
 def markdown(data: dict) -> str:
     """The summary table, then every kernel at every shape."""
     ops = data["ops"]
-    lines = ["| op | kernels accepted | best kernel | × eager (geomean) | × torch.compile (geomean) | SOL range |",
+    lines = ["| op | kernels accepted | fastest kernel | × eager (geomean, shapes) | "
+             "× torch.compile (geomean, shapes) | SOL range |",
              "|---|---|---|---|---|---|"]
     for s in summary(ops):
         if s["kernel"] is None:
             lines.append(f"| {s['op']} | {s['accepted']} | — | — | — | — |")
         else:
-            lines.append(f"| {s['op']} | {s['accepted']} | {s['kernel']} | {_fmt(s['x_eager'])} | "
-                         f"{_fmt(s['x_compile'])} | {_sol_range(s['sol_min'], s['sol_max'])} |")
+            lines.append(f"| {s['op']} | {s['accepted']} | {s['kernel']} | "
+                         f"{_fmt(s['x_eager'])} ({s['like_eager']}/{s['shapes']}) | "
+                         f"{_fmt(s['x_compile'])} ({s['like_compile']}/{s['shapes']}) | "
+                         f"{_sol_range(s['sol_min'], s['sol_max'])} |")
     lines += ["", "| op | kernel | shape | µs | method | eager µs | compile µs | × eager | × compile | SOL |",
               "|---|---|---|---|---|---|---|---|---|---|"]
     for op, entry in sorted(ops.items()):
@@ -142,8 +169,9 @@ def markdown(data: dict) -> str:
                 lines.append(f"| {op} | {kname} | — | **{k['status']}**: {why} | | | | | | |")
             for r in k["rows"]:
                 lines.append(f"| {op} | {kname} | {r['shape']} | {_fmt(r['us'])} | {r['method']} | "
-                             f"{_fmt(r['eager_us'])} | {_fmt(r['compile_us'])} | {_fmt(r['x_eager'])} | "
-                             f"{_fmt(r['x_compile'])} | {_fmt(r['sol'])}{' (!)' if r['flag'] else ''} |")
+                             f"{_fmt(r['eager_us'])} | {_fmt(r['compile_us'])} | "
+                             f"{_fmt(r['x_eager'])}{_mixed(r, 'eager')} | {_fmt(r['x_compile'])}{_mixed(r, 'compile')} | "
+                             f"{_fmt(r['sol'])}{' (!)' if r['flag'] else ''} |")
     return "\n".join(lines) + "\n"
 
 

@@ -34,28 +34,45 @@ def _result(status, shapes, rejections=()):
             "rejections": [{"rule": r, "message": "m", "shape": "s1"} for r in rejections]}
 
 
-BASE = {"s1": {"eager": 20.0, "torch.compile": 10.0}, "s2": {"eager": 40.0}}
+BASE = {"s1": {"eager": 200.0, "torch.compile": 100.0}, "s2": {"eager": 400.0}}  # all >= 20 µs: events
 
 
 def test_rows_divide_baselines_by_the_kernel_time_and_skip_held_out_shapes(sb):
-    res = _result("accepted", [_shape("s1", 5.0), _shape("s2", 8.0), _shape("h", 1.0, held_out=True)])
+    res = _result("accepted", [_shape("s1", 50.0), _shape("s2", 80.0), _shape("h", 10.0, held_out=True)])
     rows = sb.rows_of(res, "k", BASE)
     assert [r["shape"] for r in rows] == ["s1", "s2"]
     assert rows[0]["x_eager"] == pytest.approx(4.0) and rows[0]["x_compile"] == pytest.approx(2.0)
     assert rows[1]["x_eager"] == pytest.approx(5.0) and rows[1]["x_compile"] is None
 
 
-def test_summary_picks_the_kernel_with_the_best_geomean_over_eager(sb):
-    fast = sb.kernel_entry(_result("accepted", [_shape("s1", 5.0, sol=0.2), _shape("s2", 4.0, sol=0.9)]), "fast", BASE)
-    slow = sb.kernel_entry(_result("accepted", [_shape("s1", 10.0), _shape("s2", 20.0)]), "slow", BASE)
+def test_summary_picks_the_fastest_kernel_and_averages_like_for_like_shapes_only(sb):
+    fast = sb.kernel_entry(_result("accepted", [_shape("s1", 50.0, sol=0.2), _shape("s2", 40.0, sol=0.9)]), "fast", BASE)
+    slow = sb.kernel_entry(_result("accepted", [_shape("s1", 100.0), _shape("s2", 200.0)]), "slow", BASE)
     bad = sb.kernel_entry(_result("cheat", [], ["foreign-device-time"]), "bad", BASE)
     [s] = sb.summary({"op": {"kernels": {"slow": slow, "fast": fast, "bad": bad}}})
     assert s["kernel"] == "fast" and s["accepted"] == "2/3"
-    assert s["x_eager"] == pytest.approx((4.0 * 10.0) ** 0.5)
+    # every time >= 20 µs: events on both sides
+    assert s["x_eager"] == pytest.approx((4.0 * 10.0) ** 0.5) and s["like_eager"] == 2
+    assert s["x_compile"] == pytest.approx(2.0) and s["like_compile"] == 1
     assert (s["sol_min"], s["sol_max"]) == (0.2, 0.9)
     table = sb.markdown({"format": sb.FORMAT, "ops": {"op": {"kernels": {"fast": fast, "bad": bad}}}})
     assert "| op | bad | — | **cheat**: foreign-device-time: m [shape s1] |" in table
-    assert "| op | fast | s1 | 5.00 | events | 20.00 | 10.00 | 4.00 | 2.00 | 0.20 |" in table
+    assert "| op | fast | s1 | 50.00 | events | 200.00 | 100.00 | 4.00 | 2.00 | 0.20 |" in table
+
+
+def test_a_graphed_kernel_against_an_events_baseline_is_marked_and_left_out_of_the_mean(sb):
+    graphed = _shape("s1", 5.0)
+    graphed["time"]["method"] = "graph"
+    base = {"s1": {"eager": 40.0, "torch.compile": 6.0}}
+    # recorded methods win; without them the harness's 20 µs rule says eager ran with events
+    for methods in (None, {"s1": {"eager": "events", "torch.compile": "graph"}}):
+        entry = sb.kernel_entry(_result("accepted", [graphed]), "k", base, methods)
+        [row] = entry["rows"]
+        assert (row["eager_method"], row["compile_method"]) == ("events", "graph")
+        [s] = sb.summary({"op": {"kernels": {"k": entry}}})
+        assert s["x_eager"] is None and s["like_eager"] == 0
+        assert s["x_compile"] == pytest.approx(1.2) and s["like_compile"] == 1
+        assert f"| 8.00{sb.MIXED} | 1.20 |" in sb.markdown({"format": sb.FORMAT, "ops": {"op": {"kernels": {"k": entry}}}})
 
 
 def test_an_operator_with_no_accepted_kernel_has_no_best(sb):
@@ -66,10 +83,10 @@ def test_an_operator_with_no_accepted_kernel_has_no_best(sb):
 
 def test_render_reads_a_results_file_and_rejects_another_format(sb, tmp_path):
     good = tmp_path / "suite.json"
-    entry = sb.kernel_entry(_result("accepted", [_shape("s1", 5.0)]), "k", BASE)
+    entry = sb.kernel_entry(_result("accepted", [_shape("s1", 50.0)]), "k", BASE)
     good.write_text(json.dumps({"format": sb.FORMAT, "ops": {"op": {"kernels": {"k": entry}}}}))
     out = subprocess.run([sys.executable, str(TOOL), "--render", str(good)], capture_output=True, text=True, check=True)
-    assert "| op | 1/1 | k | 4.00 | 2.00 | 0.50–0.50 |" in out.stdout
+    assert "| op | 1/1 | k | 4.00 (1/1) | 2.00 (1/1) | 0.50–0.50 |" in out.stdout
     old = tmp_path / "old.json"
     old.write_text(json.dumps({"rmsnorm": {}}))
     res = subprocess.run([sys.executable, str(TOOL), "--render", str(old)], capture_output=True, text=True)
