@@ -111,8 +111,16 @@ def _headline(k: KernelProfile) -> list[str]:
     return lines
 
 
-def _rules(k: KernelProfile, limit: int = 3) -> list[str]:
-    opts = sorted((r for r in k.rules if r.type == "OPT"), key=lambda r: -(r.estimated_speedup_pct or 0.0))
+# Advice that does not apply to a kernel of a given kind: Nsight Compute's HighPipeUtilization rule
+# estimates "all compute pipelines are under-utilized" as 1 - the busiest pipe's share, so it tops
+# the list for every memory-bound kernel, where idle pipes are the expected state, not the problem.
+MOOT = {"memory-bound": {"HighPipeUtilization"}}
+
+
+def _rules(k: KernelProfile, kind: str = "", limit: int = 3) -> list[str]:
+    moot = MOOT.get(kind, set())
+    opts = sorted((r for r in k.rules if r.type == "OPT" and r.name not in moot),
+                  key=lambda r: -(r.estimated_speedup_pct or 0.0))
     out = []
     for r in opts[:limit]:
         gain = f" (est. {r.estimated_speedup_pct:.0f}%)" if r.estimated_speedup_pct is not None else ""
@@ -132,7 +140,7 @@ def summarize(report: ProfileReport) -> str:
         b = report.bottleneck
         lines.append(f"dominant: {top.name} is {b.kind}" + (f" ({b.evidence[0].reading})" if b.evidence else ""))
         lines += _headline(top)
-        advice = _rules(top)
+        advice = _rules(top, b.kind)
         if advice:
             lines += ["tool recommendations:"] + advice
     text = "\n".join(lines)

@@ -103,3 +103,25 @@ def test_ncu_rep(fx):
     r = parse_file(fx("ncu_report_ncu2025.3.1_H200_generated.ncu-rep"))
     assert [k.name for k in r.kernels] == ["saxpy", "tr"]
     assert r.kernels[0].duration_ns == pytest.approx(58560) and r.kernels[0].registers_per_thread == 16
+
+
+def test_compute_underuse_advice_is_dropped_for_a_memory_bound_kernel():
+    from aka.profile.summary import summarize
+    from aka.spec.profile import ToolRule
+
+    rules = [ToolRule("OPT", "HighPipeUtilization", "All compute pipelines are under-utilized.", 90.0),
+             ToolRule("OPT", "CPIStall", "Warps stall on a scoreboard dependency.", 20.0)]
+    busy_dram = KernelProfile(name="copy", raw_name="copy", duration_ns=60_000.0, dram_throughput_pct=85.0,
+                              memory_throughput_pct=85.0, sm_throughput_pct=20.0, rules=rules)
+    rep = ProfileReport(tool="ncu", format="details-csv", source_files=["x.csv"], kernels=[busy_dram])
+    rep.bottleneck = classify(busy_dram)
+    assert rep.bottleneck.kind == "memory-bound"
+    text = summarize(rep)
+    assert "CPIStall (est. 20%)" in text and "HighPipeUtilization" not in text
+    # the same advice stays for a kernel that is not memory-bound
+    idle = KernelProfile(name="tr", raw_name="tr", duration_ns=60_000.0, dram_throughput_pct=30.0,
+                         memory_throughput_pct=30.0, sm_throughput_pct=20.0, rules=rules)
+    rep2 = ProfileReport(tool="ncu", format="details-csv", source_files=["x.csv"], kernels=[idle])
+    rep2.bottleneck = classify(idle)
+    assert rep2.bottleneck.kind != "memory-bound"
+    assert "HighPipeUtilization (est. 90%)" in summarize(rep2)
