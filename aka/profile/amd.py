@@ -48,8 +48,12 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def _derive(c: dict[str, float], cus: int | None) -> dict[str, float]:
-    """FETCH_SIZE, WRITE_SIZE (KiB), L2CacheHit and, with the CU count, the busy percentages."""
+def _derive(c: dict[str, float], cus: int | None, xcds: int | None = None) -> dict[str, float]:
+    """FETCH_SIZE, WRITE_SIZE (KiB), L2CacheHit and, with the CU count, the busy percentages.
+
+    On a multi-die GPU (MI300X: 8 XCDs) rocprof-compute sums GRBM_GUI_ACTIVE over the dies, so it
+    is divided by the die count (sysinfo's num_xcd) to get the kernel's cycles, as
+    rocprof-compute itself does; otherwise every busy percentage comes out that many times low."""
     out = dict(c)
     rd, rd32 = c.get("TCC_EA0_RDREQ_sum", c.get("TCC_EA_RDREQ_sum")), c.get("TCC_EA0_RDREQ_32B_sum", c.get("TCC_EA_RDREQ_32B_sum"))
     wr, wr64 = c.get("TCC_EA0_WRREQ_sum", c.get("TCC_EA_WRREQ_sum")), c.get("TCC_EA0_WRREQ_64B_sum", c.get("TCC_EA_WRREQ_64B_sum"))
@@ -61,6 +65,9 @@ def _derive(c: dict[str, float], cus: int | None) -> dict[str, float]:
     if "L2CacheHit" not in c and hit is not None and miss is not None and hit + miss > 0:
         out["L2CacheHit"] = 100.0 * hit / (hit + miss)
     gui = c.get("GRBM_GUI_ACTIVE")
+    if gui and xcds and xcds > 1:
+        gui = gui / xcds
+        out["GRBM_GUI_ACTIVE_per_xcd"] = gui
     if cus and gui:
         if "VALUBusy" not in c and "SQ_ACTIVE_INST_VALU" in c:
             out["VALUBusy"] = 100.0 * c["SQ_ACTIVE_INST_VALU"] / cus / gui  # 4 SIMDs per CU, 4 cycles each
@@ -73,12 +80,12 @@ def _derive(c: dict[str, float], cus: int | None) -> dict[str, float]:
     return out
 
 
-def _kernel_from(name: str, group: list[Dispatch], cus: int | None) -> KernelProfile:
+def _kernel_from(name: str, group: list[Dispatch], cus: int | None, xcds: int | None = None) -> KernelProfile:
     first = group[0]
     durs = [d.duration_ns for d in group if d.duration_ns is not None and d.duration_ns > 0]
     keys = {k for d in group for k in d.counters}
     counters = {k: _mean([d.counters[k] for d in group if k in d.counters]) for k in sorted(keys)}
-    derived = _derive({k: v for k, v in counters.items() if v is not None}, cus)
+    derived = _derive({k: v for k, v in counters.items() if v is not None}, cus, xcds)
     kept = {k: round(derived[k], 6) for k in M.AMD_KEPT if k in derived}
     short = M.amd_short(derived)
     mean = _mean(durs)
@@ -94,12 +101,12 @@ def _kernel_from(name: str, group: list[Dispatch], cus: int | None) -> KernelPro
     )
 
 
-def aggregate(dispatches: list[Dispatch], cus: int | None = None) -> list[KernelProfile]:
+def aggregate(dispatches: list[Dispatch], cus: int | None = None, xcds: int | None = None) -> list[KernelProfile]:
     """One KernelProfile per kernel name (first-seen order), counters averaged over its dispatches."""
     groups: dict[str, list[Dispatch]] = {}
     for d in dispatches:
         groups.setdefault(d.raw_name, []).append(d)
-    return [_kernel_from(name, group, cus) for name, group in groups.items()]
+    return [_kernel_from(name, group, cus, xcds) for name, group in groups.items()]
 
 
 _SYSINFO_KEYS = {
@@ -107,6 +114,7 @@ _SYSINFO_KEYS = {
     "max_sclk_mhz": ("max_sclk", "sclk"), "max_mclk_mhz": ("max_mclk", "mclk"), "cur_sclk_mhz": ("cur_sclk",),
     "cur_mclk_mhz": ("cur_mclk",), "rocm_version": ("rocm_version", "host_rocmver"), "peak_hbm_bw_gbs": ("hbmbw",),
     "l2_bytes_kib": ("gpu_l2", "l2"), "memory_partition": ("memory_partition",), "compute_partition": ("compute_partition",),
+    "xcd_count": ("num_xcd",),
 }
 
 

@@ -103,6 +103,19 @@ def test_rocprof_compute_pmc_perf_with_sysinfo(fx):
     assert {"FETCH_SIZE", "WRITE_SIZE", "VALUBusy", "MemUnitBusy", "LDSBankConflict"} <= set(c)
     assert c["SQ_LDS_BANK_CONFLICT"] == 2097152 and bmm.l2_hit_rate_pct == pytest.approx(75.59, abs=0.01)
     assert bmm.dram_bytes == pytest.approx((c["FETCH_SIZE"] + c["WRITE_SIZE"]) * 1024)
+    assert r.device["xcd_count"] == 8  # GRBM_GUI_ACTIVE is summed over the 8 dies: divided back
+    assert all(0 <= c[k] <= 100 for k in ("VALUBusy", "MemUnitBusy", "LDSBankConflict"))
+
+
+def test_busy_percentages_use_one_die_s_cycles_on_a_multi_die_gpu():
+    from aka.profile.amd import _derive
+
+    c = {"GRBM_GUI_ACTIVE": 8 * 60_000.0, "SQ_ACTIVE_INST_VALU": 304 * 30_000.0, "TA_TA_BUSY_sum": 304 * 6_000.0}
+    one_die = _derive(c, cus=304, xcds=8)
+    assert one_die["VALUBusy"] == pytest.approx(50.0) and one_die["MemUnitBusy"] == pytest.approx(10.0)
+    assert one_die["GRBM_GUI_ACTIVE_per_xcd"] == 60_000.0
+    summed = _derive(c, cus=304)  # no die count known (e.g. no sysinfo.csv): taken as is
+    assert summed["VALUBusy"] == pytest.approx(50.0 / 8)
 
 
 def test_omniperf_pmc_perf_and_kernel_top_tables(fx):
