@@ -21,6 +21,17 @@ HOLD_CYCLES = 200_000
 """About 100 µs of GPU spinning at ~2 GHz: longer than the host needs to enqueue a call."""
 
 
+def flush_bytes(device_name: str, l2_bytes: int) -> int:
+    """How much the L2 flush reads: at least L2_FLUSH_BYTES and four times the largest on-chip
+    cache (the L2 the runtime reports, or a last-level cache it does not, e.g. MI300X's 256 MB
+    Infinity Cache), so no cache level still holds the previous call's data."""
+    from aka.hardware.devices import lookup
+
+    spec = lookup(device_name)
+    cache = max(l2_bytes, spec.llc_bytes if spec else 0)
+    return max(L2_FLUSH_BYTES, 4 * cache)
+
+
 def stats(samples_us: Sequence[float], method: str) -> Timing:
     """Median, IQR, coefficient of variation and minimum of timing samples."""
     xs = sorted(samples_us)
@@ -101,8 +112,10 @@ class GpuTimer:
 
         self.torch = torch
         self.reps, self.warmup_ms, self.graph_below_us = reps, warmup_ms, graph_below_us
-        self.flush_buf = torch.ones(L2_FLUSH_BYTES // 4, dtype=torch.float32, device="cuda")
-        self.flush_grid = torch.cuda.get_device_properties(0).multi_processor_count * 4
+        props = torch.cuda.get_device_properties(0)
+        nbytes = flush_bytes(props.name, int(getattr(props, "L2_cache_size", 0)))
+        self.flush_buf = torch.ones(nbytes // 4, dtype=torch.float32, device="cuda")
+        self.flush_grid = props.multi_processor_count * 4
         self.flush_out = torch.empty(self.flush_grid, dtype=torch.float32, device="cuda")
         self.flush_kernel = flush_kernel()
         self._floor: float | None = None

@@ -28,6 +28,8 @@ class DeviceSpec:
     """Lower-case substrings that must all appear in the reported device name."""
     units: int = 0
     """SMs (NVIDIA) or CUs (AMD)."""
+    llc_bytes: int = 0
+    """A last-level cache beyond the L2 that the runtime does not report (MI300X's Infinity Cache)."""
 
     def peak_flops(self, dtype: str) -> float:
         if dtype in self.flops:
@@ -64,7 +66,7 @@ DEVICES: tuple[DeviceSpec, ...] = (
     DeviceSpec("l40s", "NVIDIA L40S", "nvidia", "sm89", 0.864 * T,
                _nv(362.05, 91.6, 733.0, None, 183.0), ("l40s",), 142),
     DeviceSpec("mi300x", "AMD Instinct MI300X", "amd", "gfx942", 5.3 * T,
-               _nv(1307.4, 163.4, 2614.9, 81.7, 653.7), ("mi300x",), 304),
+               _nv(1307.4, 163.4, 2614.9, 81.7, 653.7), ("mi300x",), 304, llc_bytes=256 * 2**20),
     DeviceSpec("mi250x", "AMD Instinct MI250X", "amd", "gfx90a", 3.2768 * T,
                _nv(383.0, 47.9, None, 47.9, None), ("mi250x",), 220),
 )

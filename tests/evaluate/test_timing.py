@@ -63,3 +63,14 @@ def test_a_forced_method_is_the_one_used_on_the_gpu():
     assert timer.bench(many_small, method="events").method == "events"
     with pytest.raises(ValueError, match="timing method"):
         timer.bench(many_small, method="cupti")
+
+
+def test_flush_covers_every_cache_level():
+    from aka.evaluate.timing import L2_FLUSH_BYTES, flush_bytes
+
+    mib = 2**20
+    assert flush_bytes("NVIDIA H200", 50 * mib) == L2_FLUSH_BYTES == 256 * mib
+    assert flush_bytes("NVIDIA B200", 126 * mib) == 504 * mib
+    # MI300X reports a 4 MB L2 per die; its 256 MB Infinity Cache comes from the device table
+    assert flush_bytes("AMD Instinct MI300X", 4 * mib) == 1024 * mib
+    assert flush_bytes("Some Future GPU", 0) == L2_FLUSH_BYTES
