@@ -80,19 +80,25 @@ _NCU_STALL = re.compile(
 )
 
 
+# One name per stall reason: the PC-sampling metrics spell some reasons differently from the
+# per-issue averages (smsp__pcsamp_warps_issue_stalled_no_instructions vs ..._no_instruction_...).
+_STALL_ALIASES = {"no_instructions": "no_instruction"}
+
+
 def ncu_stall_reason(raw_name: str) -> str | None:
     """'long_scoreboard' from a raw stall metric name, or None."""
     m = _NCU_STALL.match(raw_name)
     if not m:
         return None
     reason = m.group(1) or m.group(2)
-    return None if reason.endswith("_not_issued") else reason
+    return None if reason.endswith("_not_issued") else _STALL_ALIASES.get(reason, reason)
 
 
 def ncu_stall_label(label: str) -> str:
     """'long_scoreboard' from a details-page label such as 'Stall Long Scoreboard'."""
     s = re.sub(r"^Stall\s+", "", label.strip())
-    return re.sub(r"[^a-z0-9]+", "_", s.lower()).strip("_")
+    reason = re.sub(r"[^a-z0-9]+", "_", s.lower()).strip("_")
+    return _STALL_ALIASES.get(reason, reason)
 
 
 # AMD counters (rocprof v1/v2/v3, rocprof-compute pmc_perf) → aka short names (raw units kept).

@@ -125,3 +125,12 @@ def test_compute_underuse_advice_is_dropped_for_a_memory_bound_kernel():
     rep2.bottleneck = classify(idle)
     assert rep2.bottleneck.kind != "memory-bound"
     assert "HighPipeUtilization (est. 90%)" in summarize(rep2)
+
+
+def test_stall_reasons_have_one_name_whichever_metric_reports_them():
+    from aka.profile.metrics import ncu_stall_label, ncu_stall_reason
+
+    assert ncu_stall_reason("smsp__pcsamp_warps_issue_stalled_no_instructions") == "no_instruction"
+    assert ncu_stall_reason("smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio") == "no_instruction"
+    assert ncu_stall_label("Stall No Instructions") == ncu_stall_label("Stall No Instruction") == "no_instruction"
+    assert ncu_stall_reason("smsp__pcsamp_warps_issue_stalled_long_scoreboard_not_issued") is None
