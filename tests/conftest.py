@@ -3,6 +3,8 @@
 import os
 import shutil
 
+import pytest
+
 
 def _has_cuda() -> bool:
     if os.environ.get("AKA_DEVICE") == "cpu":
@@ -12,3 +14,21 @@ def _has_cuda() -> bool:
 
 if not _has_cuda():
     os.environ.setdefault("TRITON_INTERPRET", "1")
+
+
+@pytest.fixture(scope="session")
+def cpu_pool():
+    """One interpreter worker pool per test process (its children must not see this fake secret)."""
+    from aka.evaluate.pool import WorkerPool
+
+    os.environ["AKA_TEST_SECRET_API_KEY"] = "must-not-leak"
+    with WorkerPool("cpu") as pool:
+        pool.start()
+        yield pool
+
+
+@pytest.fixture(scope="session")
+def evaluator(cpu_pool):
+    from aka.evaluate.evaluator import Evaluator
+
+    return Evaluator(cpu_pool)

@@ -11,6 +11,7 @@ import statistics
 import time
 from typing import Callable, Sequence
 
+from aka.hardware.devices import lookup
 from aka.spec.result import Comparison, Timing
 
 GRAPH_BELOW_US = 20.0
@@ -25,8 +26,6 @@ def flush_bytes(device_name: str, l2_bytes: int) -> int:
     """How much the L2 flush reads: at least L2_FLUSH_BYTES and four times the largest on-chip
     cache (the L2 the runtime reports, or a last-level cache it does not, e.g. MI300X's 256 MB
     Infinity Cache), so no cache level still holds the previous call's data."""
-    from aka.hardware.devices import lookup
-
     spec = lookup(device_name)
     cache = max(l2_bytes, spec.llc_bytes if spec else 0)
     return max(L2_FLUSH_BYTES, 4 * cache)

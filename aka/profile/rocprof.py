@@ -131,7 +131,7 @@ def _finish(p: Path, dispatches: list[Dispatch], tool: str, fmt: str) -> Profile
                                         "pmc_dispatch_info.csv?); expected pmc_perf.csv or a kernel trace")
     device = sibling_sysinfo(p)
     cus = integer(str(device.get("cu_count"))) if device else None
-    xcds = integer(str(device.get("xcd_count"))) if device and device.get("xcd_count") else None
+    xcds = integer(str(device.get("xcd_count"))) if device else None
     return ProfileReport(tool=tool, source_files=[str(p)], kernels=aggregate(dispatches, cus, xcds),
                          format=fmt, device=device)
 
