@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import math
 import os
 import re
 from dataclasses import dataclass, replace
@@ -18,7 +19,8 @@ from aka.evaluate.review import review
 from aka.hardware import calibrate as calibration_cache
 from aka.hardware.devices import lookup
 from aka.spec.op import OpSpec, Shape
-from aka.spec.result import (Comparison, EvalResult, EvalStatus, Rejection, ShapeResult, Timing)
+from aka.spec.result import (Comparison, Decision, EvalResult, EvalStatus, Rejection, ShapeResult,
+                             Timing)
 
 WRONG = {"wrong-output", "wrong-mutation", "wrong-dtype", "wrong-shape", "wrong-device",
          "unwritten-output"}
@@ -174,8 +176,11 @@ class Evaluator:
         return res
 
     def compare(self, spec: OpSpec, incumbent: str | Path, candidate: str | Path,
-                options: EvalOptions | None = None, rounds: int = 5) -> list[Comparison]:
-        """Interleaved incumbent/candidate timing per visible shape (both must be correct already)."""
+                options: EvalOptions | None = None, rounds: int = 5,
+                weights: dict[str, float] | None = None) -> Decision:
+        """Interleaved incumbent/candidate timing per visible shape (both must be correct already),
+        judged over the shapes' weights. A candidate that crashes, hangs or raises while timed is
+        a `Decision` with its `failure`, never an exception."""
         options = options or EvalOptions()
         dtype, rows, _ = self.plan(spec, options)
         job = {"kind": "compare", "spec": spec.to_dict(), "dtype": dtype, "rounds": rounds,
@@ -183,9 +188,59 @@ class Evaluator:
                "shapes": [r for r in rows if not r["held_out"]], "seed": options.seed,
                "timeout_s": options.timeout_s or 900}
         reply = self.pool.submit(job)
+        failure = _compare_failure(reply, str(Path(candidate).resolve()))
+        if failure is not None:
+            return Decision(promote=False, reason=f"failed while timed ({failure.rule})", failure=failure)
+        comparisons = [Comparison.from_dict(c) for c in reply["comparisons"]]
+        if weights is None:
+            weights = {s.id: s.weight for s in spec.shapes}
+        return weigh(comparisons, weights)
+
+    def time_baselines(self, spec: OpSpec, methods: dict[str, str | None],
+                       options: EvalOptions | None = None) -> dict[str, dict[str, Timing]]:
+        """Baseline timings of some visible shapes, each timed with the given method ('graph',
+        'events', or None on the interpreter): shape id -> baseline name -> Timing."""
+        options = options or EvalOptions()
+        dtype, rows, _ = self.plan(spec, options)
+        shapes = [{**r, "method": methods[r["id"]]} for r in rows if r["id"] in methods and not r["held_out"]]
+        job = {"kind": "baselines", "spec": spec.to_dict(), "dtype": dtype, "shapes": shapes,
+               "seed": options.seed, "reps": options.reps,
+               "baselines": list(options.baselines if options.baselines is not None else spec.baselines),
+               "timeout_s": options.timeout_s or _default_timeout(self.interpreter, shapes)}
+        reply = self.pool.submit(job)
         if not reply.get("ok"):
-            raise WorkerError(f"comparison failed: {reply.get('error')}\n{reply.get('log', '')[-1500:]}")
-        return [Comparison(**{k: v for k, v in c.items() if k != "shape"}) for c in reply["comparisons"]]
+            raise WorkerError(f"timing the baselines failed: {reply.get('error')}\n{reply.get('log', '')[-1500:]}")
+        return {sid: {k: Timing(**v) for k, v in row.items()} for sid, row in reply["baselines"].items()}
+
+
+def weigh(comparisons: list[Comparison], weights: dict[str, float]) -> Decision:
+    """Promote when the weighted geometric-mean speedup beats the weighted noise threshold and no
+    shape got slower by more than its own noise."""
+    if not comparisons:
+        return Decision(promote=False, reason="no shape was compared")
+    w = [max(weights.get(c.shape, 1.0), 0.0) or 1e-9 for c in comparisons]
+    total = sum(w)
+    speedup = math.exp(sum(wi * math.log(c.speedup) for wi, c in zip(w, comparisons)) / total)
+    noise = sum(wi * c.noise for wi, c in zip(w, comparisons)) / total
+    slower = [c.shape for c in comparisons if c.speedup < 1.0 - c.noise]
+    if slower:
+        return Decision(False, f"slower beyond noise at {', '.join(slower)} "
+                               f"(weighted {speedup:.3f}x)", speedup, noise, comparisons)
+    if speedup - 1.0 <= noise:
+        return Decision(False, f"within noise: {speedup:.3f}x weighted, noise {noise:.3f}",
+                        speedup, noise, comparisons)
+    return Decision(True, f"{speedup:.3f}x weighted, noise {noise:.3f}", speedup, noise, comparisons)
+
+
+def _compare_failure(reply: dict[str, Any], candidate: str) -> Rejection | None:
+    """The candidate's failure during a comparison, as a rejection (None: it completed)."""
+    if reply.get("died"):
+        return _locate(Rejection(reply["died"], reply.get("error", "")), candidate)
+    if reply.get("failed"):
+        return _locate(Rejection(**reply["failed"]), candidate)
+    if not reply.get("ok"):
+        return _locate(Rejection("runtime-error", str(reply.get("error", ""))), candidate)
+    return None
 
 
 def _locate(rej: Rejection, candidate: str) -> Rejection:

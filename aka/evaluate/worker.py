@@ -42,6 +42,8 @@ def execute(job: dict[str, Any]) -> dict[str, Any]:
         return run_eval(job)
     if kind == "compare":
         return run_compare(job)
+    if kind == "baselines":
+        return run_baselines(job)
     if kind == "calibrate":
         from aka.evaluate.calibration import calibrate
 
@@ -170,8 +172,38 @@ def _time_all(job: dict, op: Operator, pairs: dict[str, Pair], kernels: dict, ou
             row["baselines"][name] = bench(calls, method=row["time"]["method"] if gpu else None).__dict__
 
 
+def run_baselines(job: dict[str, Any]) -> dict[str, Any]:
+    """Time the baselines (eager, torch.compile) of some shapes, each with a given method, the way
+    `_time_all` times them beside a candidate: the agent times them once per (shape, method)."""
+    device = job["device"]
+    op = Operator(job["spec"], device, job["dtype"])
+    gpu = device == "cuda"
+    bench = _bencher(gpu, int(job.get("reps", 100)))
+    names = [b for b in job.get("baselines", []) if gpu or b != "torch.compile"]
+    out: dict[str, Any] = {"ok": True, "baselines": {}, "device": device_info(device)}
+    for i, shape in enumerate(job["shapes"]):
+        seed = int(job.get("seed", 0)) + 1000 * i
+        ref = op.build(shape["params"], seed)
+        sets = _input_sets(op, shape["params"], seed, int(shape.get("bytes_io", 0)), n_max=8 if gpu else 1)
+        method = shape.get("method") if gpu else None
+        row = {}
+        for name in names:
+            model = ref if name == "eager" else torch.compile(ref)
+            row[name] = bench(_calls(model, sets), method=method).__dict__
+        out["baselines"][shape["id"]] = row
+    return out
+
+
 def run_compare(job: dict[str, Any]) -> dict[str, Any]:
-    """ABBA rounds per shape: incumbent, candidate, candidate, incumbent."""
+    """ABBA rounds per shape: incumbent, candidate, candidate, incumbent. A candidate that raises
+    while timed is reported as data (`failed`), not as a worker error."""
+    try:
+        return _compare(job)
+    except Exception as exc:  # noqa: BLE001 - candidate code ran here; its failure is data
+        return {"ok": True, "failed": _reject("runtime-error", _error_text(exc)), "comparisons": []}
+
+
+def _compare(job: dict[str, Any]) -> dict[str, Any]:
     device = job["device"]
     op = Operator(job["spec"], device, job["dtype"])
     inc_cls = load_module(job["incumbent"], "incumbent").ModelNew
@@ -196,5 +228,6 @@ def run_compare(job: dict[str, Any]) -> dict[str, Any]:
             b.append(bench(b_calls, method=method).median_us)
             a.append(bench(a_calls, method=method).median_us)
         cmp = decide(a, b, method or "cpu-interpreter")
-        results.append({"shape": shape["id"], **cmp.__dict__})
+        cmp.shape = shape["id"]
+        results.append(cmp.__dict__)
     return {"ok": True, "comparisons": results, "device": device_info(device)}

@@ -6,9 +6,21 @@ its reasons, never an exception.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from typing import Any
+
+FORMAT = "aka.eval/1"
+"""Format tag of an EvalResult's JSON; `from_dict` refuses other formats."""
+LOG_VIEW_CHARS = 2000
+"""How much of a log the proposer view keeps (its tail)."""
+
+
+def known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
+    """The keys of `data` that are fields of the dataclass `cls`: every record reads its JSON
+    through this, so keys written by a newer aka are ignored the same way everywhere."""
+    names = {f.name for f in fields(cls)}
+    return {k: v for k, v in data.items() if k in names}
 
 
 class EvalStatus(str, Enum):
@@ -132,24 +144,61 @@ class EvalResult:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["status"] = self.status.value
-        return data
+        return {"format": FORMAT, **data}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "EvalResult":
-        d = dict(data)
+        fmt = data.get("format", FORMAT)
+        if fmt != FORMAT:
+            raise ValueError(f"evaluation record format {fmt!r}, expected {FORMAT!r}")
+        d = known(cls, data)
         d["status"] = EvalStatus(d["status"])
-        d["rejections"] = [Rejection(**r) for r in d.get("rejections", [])]
+        d["rejections"] = [Rejection(**known(Rejection, r)) for r in d.get("rejections", [])]
         d["shapes"] = [_shape_from_dict(s) for s in d.get("shapes", [])]
         return cls(**d)
 
+    def proposer_view(self) -> dict[str, Any]:
+        """What a proposer may see: no held-out shapes, no held-out ids in rejections, no
+        roofline internals, and only the tail of the log (mirrors `OpSpec.public_view`)."""
+        held = {s.id for s in self.shapes if s.held_out}
+        rejections = []
+        for r in self.rejections:
+            message = r.message
+            for hid in held:
+                message = message.replace(hid, "<held-out shape>")
+            rejections.append({"rule": r.rule, "message": message[-LOG_VIEW_CHARS:], "line": r.line,
+                               "shape": "<held-out shape>" if r.shape in held else r.shape})
+        shapes = []
+        for s in self.shapes:
+            if s.held_out:
+                continue
+            row = {"id": s.id, "params": s.params, "correct": s.correct, "max_abs_err": s.max_abs_err,
+                   "detail": s.detail[-LOG_VIEW_CHARS:],
+                   "time_us": s.time.median_us if s.time else None,
+                   "timing": s.time.method if s.time else None, "speedup": dict(s.speedup)}
+            shapes.append(row)
+        return {"status": self.status.value, "mode": self.mode, "dtype": self.dtype,
+                "rejections": rejections, "shapes": shapes,
+                "held_out": _held_out_summary([s.correct for s in self.shapes if s.held_out]),
+                "log": self.log[-LOG_VIEW_CHARS:]}
+
+
+def _held_out_summary(correct: list[bool | None]) -> str:
+    """One word on the held-out shapes a proposer may know: whether they passed, never which."""
+    if not correct:
+        return "none"
+    if any(c is False for c in correct):
+        return "failed"
+    return "passed" if all(correct) else "not reached"
+
 
 def _shape_from_dict(s: dict[str, Any]) -> ShapeResult:
-    s = dict(s)
+    s = known(ShapeResult, s)
     if s.get("time"):
-        s["time"] = Timing(**s["time"])
-    s["baselines"] = {k: Timing(**v) for k, v in (s.get("baselines") or {}).items()}
+        s["time"] = Timing(**known(Timing, s["time"]))
+    s["baselines"] = {k: Timing(**known(Timing, v)) for k, v in (s.get("baselines") or {}).items()}
     if s.get("roofline"):
-        s["roofline"] = Roofline(**s["roofline"])
+        s["roofline"] = Roofline(**known(Roofline, s["roofline"]))
     return ShapeResult(**s)
 
 
@@ -167,3 +216,40 @@ class Comparison:
     significant: bool
     """True when the candidate is faster by more than the noise."""
     method: str
+    shape: str = ""
+    """The shape id this comparison timed."""
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Comparison":
+        return cls(**known(cls, data))
+
+
+@dataclass
+class Decision:
+    """The loop's verdict on a candidate that passed the harness: does it replace the incumbent?
+
+    The harness says a candidate is *accepted* (correct and honest); the loop *promotes* an
+    accepted candidate to incumbent only when the interleaved comparison shows it faster by more
+    than the noise, weighted over the operator's shapes.
+    """
+
+    promote: bool
+    reason: str
+    """One line: why (e.g. '1.12x weighted, noise 0.03', 'within noise', 'crashed while timed')."""
+    speedup: float | None = None
+    """Weighted geometric mean over shapes of incumbent time / candidate time."""
+    noise: float | None = None
+    """Weighted mean of the per-shape relative noise thresholds."""
+    comparisons: list[Comparison] = field(default_factory=list)
+    failure: Rejection | None = None
+    """Set when the candidate crashed, hung or raised during the comparison (its failure, as data)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Decision":
+        d = known(cls, data)
+        d["comparisons"] = [Comparison.from_dict(c) for c in d.get("comparisons", [])]
+        d["failure"] = Rejection(**known(Rejection, d["failure"])) if d.get("failure") else None
+        return cls(**d)

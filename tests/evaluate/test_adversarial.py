@@ -102,9 +102,29 @@ def test_kernelbench_problem_file_evaluates_directly(evaluator):
 
 
 def test_interleaved_comparison_runs_abba_rounds(evaluator, fixture_op):
-    comps = evaluator.compare(fixture_op, CANDIDATES / "honest_rmsnorm.py",
-                              CANDIDATES / "honest_kernel_in_class.py", rounds=2)
-    assert len(comps) == 2  # one per visible cpu shape
+    decision = evaluator.compare(fixture_op, CANDIDATES / "honest_rmsnorm.py",
+                                 CANDIDATES / "honest_kernel_in_class.py", rounds=2)
+    comps = decision.comparisons
+    assert decision.failure is None and decision.speedup is not None
+    assert [c.shape for c in comps] == [s.id for s in fixture_op.cpu_shapes]  # one per visible cpu shape
     for c in comps:
         assert c.rounds == 2 and c.method == "cpu-interpreter" and c.noise >= 0.01
         assert c.speedup == pytest.approx(c.incumbent_us / c.candidate_us, rel=0.5)
+
+
+def test_a_candidate_that_raises_while_timed_is_a_failed_decision(evaluator, fixture_op, tmp_path):
+    bad = tmp_path / "raises.py"
+    bad.write_text((CANDIDATES / "honest_rmsnorm.py").read_text()
+                   + "\n\nclass ModelNew(ModelNew):\n    def forward(self, x):\n"
+                     "        raise RuntimeError('boom while timed')\n")
+    decision = evaluator.compare(fixture_op, CANDIDATES / "honest_rmsnorm.py", bad, rounds=2)
+    assert not decision.promote and decision.failure is not None
+    assert decision.failure.rule == "runtime-error" and "boom while timed" in decision.failure.message
+
+
+def test_baselines_are_timed_per_shape_and_method(evaluator, fixture_op):
+    ids = [s.id for s in fixture_op.cpu_shapes]
+    got = evaluator.time_baselines(fixture_op, {ids[0]: None})
+    assert list(got) == [ids[0]]
+    assert got[ids[0]]["eager"].method == "cpu-interpreter" and got[ids[0]]["eager"].median_us > 0
+    assert "torch.compile" not in got[ids[0]]          # never on the interpreter
