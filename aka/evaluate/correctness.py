@@ -35,6 +35,8 @@ class ShapeCheck:
     max_rel: float = 0.0
     trials: int = 0
     bytes_io: int = 0
+    input_shapes: list[list[int]] = field(default_factory=list)
+    """Shapes of the tensor inputs, in call order (a dispatcher keys its buckets on them)."""
     notes: list[str] = field(default_factory=list)
 
     def fail(self, rule: str, detail: str) -> "ShapeCheck":
@@ -64,6 +66,7 @@ def check_shape(op: Operator, pair: Pair, kernels: dict[str, Any], params: dict[
             return res
         if t == 0:
             res.bytes_io = _bytes(inputs, pair.ref, ref_out)
+            res.input_shapes = [list(v.shape) for _, v in inputs.tensors()]
             if not _refill(op, pair, cand_in, params, seed + 7919, tol, res):
                 return res
             if ghost and not _ghost(op, pair, kernels, inputs, mutates, tol, res):

@@ -162,7 +162,7 @@ class Evaluator:
         res = ShapeResult(id=s["id"], params=s["params"], held_out=s["held_out"], correct=s.get("correct"),
                           max_abs_err=s.get("max_abs_err"), max_rel_err=s.get("max_rel_err"),
                           trials=s.get("trials", 0), detail=s.get("detail", ""),
-                          own_time_share=s.get("own_time_share"))
+                          own_time_share=s.get("own_time_share"), input_shapes=s.get("input_shapes", []))
         if s.get("time"):
             res.time = Timing(**s["time"])
             res.baselines = {k: Timing(**v) for k, v in s.get("baselines", {}).items()}

@@ -112,7 +112,8 @@ def _check_all(job: dict, op: Operator, cand_cls: Any, kernels: dict, out: dict)
                 out["notes"].append("a CUDA error poisons this process; it is not reused")
             break
         row.update(correct=chk.correct, max_abs_err=chk.max_abs, max_rel_err=chk.max_rel,
-                   trials=chk.trials, detail=chk.detail, bytes_io=chk.bytes_io)
+                   trials=chk.trials, detail=chk.detail, bytes_io=chk.bytes_io,
+                   input_shapes=chk.input_shapes)
         if not chk.correct:
             out["rejections"].append(_reject(chk.rule, chk.detail, shape["id"]))
             break

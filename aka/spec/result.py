@@ -109,6 +109,8 @@ class ShapeResult:
     roofline: Roofline | None = None
     own_time_share: float | None = None
     """Share of device time in the candidate's own kernels (GPU runtime proof)."""
+    input_shapes: list[list[int]] = field(default_factory=list)
+    """Shapes of the tensor inputs in call order (what a per-shape dispatcher keys on)."""
 
 
 @dataclass
@@ -172,7 +174,8 @@ class EvalResult:
         for s in self.shapes:
             if s.held_out:
                 continue
-            row = {"id": s.id, "params": s.params, "correct": s.correct, "max_abs_err": s.max_abs_err,
+            row = {"id": s.id, "params": s.params, "input_shapes": s.input_shapes,
+                   "correct": s.correct, "max_abs_err": s.max_abs_err,
                    "detail": s.detail[-LOG_VIEW_CHARS:],
                    "time_us": s.time.median_us if s.time else None,
                    "timing": s.time.method if s.time else None, "speedup": dict(s.speedup)}
