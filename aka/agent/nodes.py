@@ -1,0 +1,240 @@
+"""The loop's nodes: small functions of (state, deps) returning partial state updates.
+
+Each node journals what it did through `deps.hooks`. Nodes that run candidates are idempotent
+across a crash: an evaluation or comparison already on disk for a candidate is reused, never
+repeated, so `--resume` after `kill -9` loses nothing and evaluates nothing twice.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aka.agent import memory as mem
+from aka.agent.deps import Deps
+from aka.agent.state import AgentState
+from aka.evaluate.harness import weighted_sol
+from aka.spec.candidate import Candidate
+from aka.spec.memory import MemoryRecord, Proposal, ProposalContext, Snippet, Trial
+from aka.spec.result import Decision, EvalResult
+
+
+def setup(state: AgentState, deps: Deps) -> dict[str, Any]:
+    spec = deps.spec
+    deps.hooks.emit("setup", {"op": spec.name, "config": deps.config.to_dict(),
+                              "device": deps.evaluator.device, "interpreter": deps.evaluator.interpreter})
+    visible = [s.id for s in spec.run_shapes(deps.evaluator.interpreter)[0]]
+    base = MemoryRecord(id="m000", candidate="", version="baseline", change="the reference (eager PyTorch)",
+                        hypothesis="", verdict="baseline", kind="baseline", protected=True,
+                        lesson=f"{spec.name}: the eager reference; baselines "
+                               f"{', '.join(spec.baselines)} are timed beside every accepted candidate "
+                               f"at the visible shapes {', '.join(visible)}")
+    return {"memory": [base.to_dict()], "events": ["setup"]}
+
+
+def profile(state: AgentState, deps: Deps) -> dict[str, Any]:
+    version = state.get("incumbent")
+    if version is None:
+        return {"events": ["profile"]}
+    if deps.profiler is None or deps.evaluator.interpreter:
+        why = "the CPU interpreter has no profiler" if deps.evaluator.interpreter else "no profiler configured"
+        deps.hooks.emit("profile", {"version": version, "skipped": why})
+        return {"profile_summary": "", "events": ["profile"]}
+    _, path = deps.store.candidate(version)
+    result = deps.store.get_eval(version)
+    shape = _heaviest(deps, result)
+    compulsory = _compulsory_bytes(result, shape)
+    out = (deps.profile_dir or path.parent) / f"profile-{version}"
+    summary, report = deps.profiler.profile(deps.spec, path, shape, compulsory, out)
+    deps.store.put_profile(version, summary, report)
+    deps.hooks.emit("profile", {"version": version, "shape": shape, "summary": summary})
+    return {"profile_summary": summary, "events": ["profile"]}
+
+
+def _heaviest(deps: Deps, result: EvalResult | None) -> str:
+    """The visible shape with the largest weight x time (where the incumbent spends its time)."""
+    weights = {s.id: s.weight for s in deps.spec.shapes}
+    timed = [(weights.get(s.id, 1.0) * s.time.median_us, s.id) for s in (result.shapes if result else [])
+             if s.time and not s.held_out]
+    return max(timed)[1] if timed else deps.spec.shapes[0].id
+
+
+def _compulsory_bytes(result: EvalResult | None, shape: str) -> float | None:
+    for s in result.shapes if result else []:
+        if s.id == shape and s.roofline is not None:
+            return s.roofline.bytes
+    return None
+
+
+def retrieve(state: AgentState, deps: Deps) -> dict[str, Any]:
+    if deps.retriever is None:
+        deps.hooks.emit("retrieve", {"skipped": "no knowledge base"})
+        return {"knowledge": [], "events": ["retrieve"]}
+    hits = deps.retriever.retrieve(deps.spec, deps.evaluator.device, state.get("profile_summary", ""),
+                                   deps.config.kb_k)
+    deps.hooks.emit("retrieve", {"hits": [{"source": h.source, "score": round(h.score, 5), "layer": h.layer}
+                                          for h in hits]})
+    return {"knowledge": [h.to_dict() for h in hits], "events": ["retrieve"]}
+
+
+def context(state: AgentState, deps: Deps) -> ProposalContext:
+    """What the proposer may see (held-out shapes never reach it)."""
+    inc, inc_eval = _version_view(deps, state.get("incumbent"))
+    last = state.get("last") or {}
+    last_cand, last_eval = _version_view(deps, last.get("version"))
+    memory = [MemoryRecord.from_dict(r) for r in state.get("memory", [])]
+    return ProposalContext(
+        op=deps.spec.public_view(), device=deps.evaluator.device, iteration=state.get("iteration", 0),
+        incumbent=inc, incumbent_eval=inc_eval, last=last_cand, last_eval=last_eval,
+        last_decision=last.get("reason", ""), profile_summary=state.get("profile_summary", ""),
+        knowledge=[Snippet.from_dict(k) for k in state.get("knowledge", [])],
+        memory=[m for m in memory if not m.masked], trials=[Trial.from_dict(t) for t in state.get("trials", [])],
+        dropouts=state.get("dropouts", 0), avoid_families=tuple(state.get("avoid_families", [])),
+        seed=deps.config.seed)
+
+
+def _version_view(deps: Deps, version: str | None) -> tuple[Candidate | None, dict | None]:
+    if not version:
+        return None, None
+    cand, _ = deps.store.candidate(version)
+    result = deps.store.get_eval(version)
+    return cand, result.proposer_view() if result else None
+
+
+def propose(state: AgentState, deps: Deps) -> dict[str, Any]:
+    ctx = context(state, deps)
+    proposal = deps.proposer.propose(ctx)
+    if proposal is None:
+        deps.hooks.emit("propose", {"proposer": deps.proposer.name, "exhausted": True})
+        return {"pending": None, "stop_reason": f"the {deps.proposer.name} has nothing left to try",
+                "events": ["propose"]}
+    cand = proposal.candidate
+    deps.hooks.emit("propose", {"proposer": deps.proposer.name, "candidate": cand.short, "name": cand.name,
+                                "origin": cand.origin, "params": cand.params, "change": proposal.change,
+                                "hypothesis": proposal.hypothesis})
+    return {"pending": {"candidate": cand.to_dict(), "change": proposal.change,
+                        "hypothesis": proposal.hypothesis}, "events": ["propose"]}
+
+
+def evaluate(state: AgentState, deps: Deps) -> dict[str, Any]:
+    pending = state["pending"]
+    cand = Candidate.from_dict(pending["candidate"])
+    version = deps.store.version_of(cand.hash) or f"v{state.get('iteration', 0) + 1:03d}"
+    result = deps.store.get_eval(version)
+    recovered = result is not None
+    if result is None:
+        path = deps.store.put_candidate(version, cand)
+        result = deps.evaluator.evaluate(deps.spec, cand, path)
+        deps.store.put_eval(version, result)
+    deps.hooks.emit("evaluate", {"version": version, "candidate": cand.short, "status": result.status.value,
+                                 "recovered": recovered, "mode": result.mode,
+                                 "rejections": [str(r) for r in result.rejections][:3],
+                                 "times_us": _times(result), "speedup": _speedups(result),
+                                 "wall_s": result.wall_s})
+    trial = Trial(candidate=cand.hash, version=version, family=cand.family or cand.name, params=cand.params,
+                  origin=cand.origin, status=result.status.value, times_us=_times(result),
+                  input_shapes={s.id: s.input_shapes for s in result.shapes if not s.held_out},
+                  timing=result.mode)
+    return {"trials": [trial.to_dict()], "iteration": state.get("iteration", 0) + 1,
+            "last": {"version": version, "status": result.status.value}, "events": ["evaluate"]}
+
+
+def _times(result: EvalResult) -> dict[str, float]:
+    return {s.id: s.time.median_us for s in result.shapes if s.time and not s.held_out}
+
+
+def _speedups(result: EvalResult) -> dict[str, dict[str, float]]:
+    return {s.id: {k: round(v, 4) for k, v in s.speedup.items()} for s in result.shapes if s.speedup}
+
+
+def accept(state: AgentState, deps: Deps) -> dict[str, Any]:
+    last = dict(state["last"])
+    version, incumbent = last["version"], state.get("incumbent")
+    result = deps.store.get_eval(version)
+    decision = deps.store.get_decision(version)
+    if decision is None:
+        if not result.accepted:
+            decision = Decision(False, f"rejected by the harness: {result.rejections[0]}")
+        elif incumbent is None:
+            decision = Decision(True, "the first correct and honest kernel")
+        elif incumbent == version:
+            decision = Decision(False, "already the incumbent")
+        else:
+            decision = deps.evaluator.compare(deps.spec, deps.store.candidate(incumbent),
+                                              deps.store.candidate(version))
+        deps.store.put_decision(version, decision)
+    deps.hooks.emit("accept", {"version": version, "promote": decision.promote, "reason": decision.reason,
+                               "speedup": decision.speedup, "noise": decision.noise,
+                               "failure": str(decision.failure) if decision.failure else None})
+    last.update(promote=decision.promote, reason=decision.reason)
+    update: dict[str, Any] = {"last": last, "events": ["accept"]}
+    if decision.promote:
+        deps.store.put_best(version)
+        update.update(incumbent=version, promoted=[version], stall=0, dropouts_without_progress=0,
+                      avoid_families=[])
+    else:
+        update["stall"] = state.get("stall", 0) + 1
+    return update
+
+
+def reflect(state: AgentState, deps: Deps) -> dict[str, Any]:
+    last = state["last"]
+    version = last["version"]
+    result = deps.store.get_eval(version)
+    decision = deps.store.get_decision(version)
+    n = len(state.get("memory", []))
+    record = mem.record_for(n, version, state["pending"], result, decision if result.accepted else None)
+    records = [MemoryRecord.from_dict(r) for r in state.get("memory", [])] + [record]
+    promoted = state.get("promoted", [])
+    mem.protect(records, state.get("incumbent"), promoted[-1] if promoted else None)
+    deps.store.put_memory(records)
+    deps.hooks.emit("reflect", {"record": record.id, "kind": record.kind, "verdict": record.verdict,
+                                "lesson": record.lesson})
+    return {"memory": [r.to_dict() for r in records], "pending": None, "events": ["reflect"]}
+
+
+def decide(state: AgentState, deps: Deps) -> dict[str, Any]:
+    cfg = deps.config
+    now = deps.clock()
+    elapsed = state.get("elapsed_s", 0.0) + (now - deps.started)
+    deps.started = now                                   # the next decide adds only what follows
+    reason = state.get("stop_reason", "")
+    sol = _incumbent_sol(state, deps)
+    if not reason and state.get("iteration", 0) >= cfg.iterations:
+        reason = f"budget: {cfg.iterations} candidates evaluated"
+    if not reason and cfg.time_limit_min is not None and elapsed >= 60 * cfg.time_limit_min:
+        reason = f"time limit of {cfg.time_limit_min:g} min reached"
+    if not reason and cfg.target_sol is not None and sol is not None and sol >= cfg.target_sol:
+        reason = f"target speed-of-light {cfg.target_sol:g} reached ({sol:.3f})"
+    if not reason and state.get("dropouts_without_progress", 0) >= cfg.max_dropouts:
+        reason = f"{cfg.max_dropouts} dropouts in a row brought no improvement"
+    deps.hooks.emit("decide", {"iteration": state.get("iteration", 0), "stall": state.get("stall", 0),
+                               "incumbent_sol": sol, "stop": reason or None})
+    return {"stop_reason": reason, "elapsed_s": elapsed, "events": ["decide"]}
+
+
+def _incumbent_sol(state: AgentState, deps: Deps) -> float | None:
+    version = state.get("incumbent")
+    result = deps.store.get_eval(version) if version else None
+    return weighted_sol(result, deps.spec) if result else None
+
+
+def dropout(state: AgentState, deps: Deps) -> dict[str, Any]:
+    number = state.get("dropouts", 0) + 1
+    records = [MemoryRecord.from_dict(r) for r in state.get("memory", [])]
+    masked = mem.dropout(records, deps.config.seed, number)
+    deps.store.put_memory(records)
+    recent = [t["family"] for t in state.get("trials", [])[-deps.config.stall:]]
+    avoid = sorted(set(recent) | set(state.get("avoid_families", [])))
+    deps.proposer.reset()
+    deps.hooks.emit("dropout", {"number": number, "masked": masked, "avoid_families": avoid,
+                                "unmasked": [r.id for r in records if not r.masked]})
+    return {"memory": [r.to_dict() for r in records], "dropouts": number, "stall": 0,
+            "dropouts_without_progress": state.get("dropouts_without_progress", 0) + 1,
+            "avoid_families": avoid, "events": ["dropout"]}
+
+
+def finish(state: AgentState, deps: Deps) -> dict[str, Any]:
+    deps.hooks.emit("stop", {"reason": state.get("stop_reason", ""), "incumbent": state.get("incumbent"),
+                             "promoted": state.get("promoted", []), "iteration": state.get("iteration", 0),
+                             "elapsed_s": round(state.get("elapsed_s", 0.0) + deps.clock() - deps.started, 3)})
+    return {"events": ["finish"]}

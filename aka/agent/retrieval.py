@@ -1,0 +1,45 @@
+"""The loop's knowledge lookup: one knowledge base (one embedder, one index) for the whole run,
+queried from the operator, the platform and the profile summary with hard scope filters first."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from aka.knowledge.base import KnowledgeBase
+from aka.knowledge.retrieve import build_query
+from aka.spec.memory import Snippet
+from aka.spec.op import OpSpec
+
+SNIPPET_CHARS = 1500
+
+
+class KnowledgeRetriever:
+    """Wraps a `KnowledgeBase` for the loop."""
+
+    def __init__(self, kb: KnowledgeBase):
+        self.kb = kb
+
+    def retrieve(self, spec: OpSpec, device: dict[str, Any], profile_summary: str, k: int) -> list[Snippet]:
+        gpu = device.get("kind") == "cuda"
+        text, scope = build_query(spec.name, profile_summary, vendor=device.get("vendor") if gpu else None,
+                                  arch=device.get("arch") if gpu else None, dsl=spec.backend)
+        hits = self.kb.search(text, scope, k=k)
+        return [Snippet(source=h.chunk.source, title=h.chunk.title, text=h.chunk.text[:SNIPPET_CHARS],
+                        layer=h.chunk.layer, score=h.score, ops=tuple(h.chunk.ops), params=dict(h.chunk.params))
+                for h in hits]
+
+
+def ensure_index(kb: KnowledgeBase, roots: Sequence[Path], progress: bool = True) -> dict[str, Any]:
+    """Ingest the shipped corpus when the index is empty or stale (incremental: unchanged files
+    are skipped by content hash). Returns the ingestion report."""
+    from aka.knowledge.ingest import ingest
+
+    present = [r for r in roots if Path(r).exists()]
+    if progress:
+        state = "empty" if kb.count() == 0 else "checking for changes in"
+        print(f"aka: knowledge base {state} the index: ingesting {', '.join(map(str, present))}",
+              file=sys.stderr, flush=True)
+    report = ingest(kb, present, progress=progress and sys.stderr.isatty())
+    return report.to_dict()

@@ -1,0 +1,88 @@
+"""Building the real parts of an `aka optimize` run from its request (config in, live objects out)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from aka.errors import InputError
+from aka.sessions.run import (OptimizeRequest, Outcome, check_resume_op, load_baselines, open_session,
+                              run_session)
+
+
+def run(req: OptimizeRequest) -> Outcome:
+    from aka.evaluate.evaluator import EvalOptions, Evaluator, detect_device
+    from aka.evaluate.harness import HarnessEvaluator
+    from aka.evaluate.pool import WorkerPool
+    from aka.propose.tuner import Tuner
+    from aka.spec.load import load_op
+
+    op = req.op
+    if req.resume and not op:
+        from aka.sessions.folder import SessionFolder, resolve
+
+        op = SessionFolder(resolve(req.resume, req.sessions_dir)).meta()["op"]["path"]
+    spec = load_op(op)
+    _check_shapes(spec, req.config.shapes)
+    folder, config, resumed = open_session(req, spec)
+    if resumed:
+        check_resume_op(folder, spec)
+    root = _repo_root()
+    roots = list(req.kernel_roots) or [root / "reference_kernels"]
+    with WorkerPool(detect_device(req.device)) as pool:
+        options = EvalOptions(shapes=config.shapes, trials=req.trials, seed=config.seed, reps=req.reps,
+                              timeout_s=req.timeout_s)
+        evaluator = HarnessEvaluator(Evaluator(pool), options)
+        load_baselines(evaluator, folder)
+        retriever = _retriever(req, root, roots)
+        profiler = None if evaluator.interpreter else _profiler()
+        return run_session(folder, spec, config, evaluator, Tuner(roots), retriever=retriever,
+                           profiler=profiler, progress=req.progress, resumed=resumed)
+
+
+def _check_shapes(spec, shapes) -> None:
+    known = {s.id for s in spec.shapes + spec.cpu_shapes}
+    unknown = sorted(set(shapes) - known)
+    if unknown:
+        raise InputError(f"unknown shape id(s) {unknown} for {spec.name} (known: {', '.join(sorted(known))})")
+
+
+def _repo_root() -> Path:
+    return Path(__file__).resolve().parents[2]
+
+
+def _retriever(req: OptimizeRequest, root: Path, kernel_roots: list[Path]):
+    """One knowledge base for the whole run, ingested from the shipped corpus when empty or stale."""
+    if req.kb == "none":
+        return None
+    from aka.agent.retrieval import KnowledgeRetriever, ensure_index
+
+    kind = req.kb
+    if kind == "auto":
+        try:
+            import chromadb  # noqa: F401
+            kind = "chroma"
+        except ImportError:
+            kind = "memory"
+    from aka.knowledge.embed import make_embedder
+
+    if kind == "chroma":
+        from aka.knowledge.chroma import ChromaKnowledgeBase
+        from aka.knowledge.paths import default_kb_dir
+
+        kb = ChromaKnowledgeBase(default_kb_dir(req.kb_dir), make_embedder())
+    else:
+        from aka.knowledge.memory import InMemoryKnowledgeBase
+
+        kb = InMemoryKnowledgeBase(make_embedder())
+    ensure_index(kb, [root / "knowledge", *kernel_roots], progress=req.progress)
+    return KnowledgeRetriever(kb)
+
+
+def _profiler():
+    """The platform profiler as the loop's `Profiler`, or None when none is installed."""
+    try:
+        from aka.cli.optimize_profile import PlatformProfiler
+    except ImportError:
+        return None
+    return PlatformProfiler.detect()
+

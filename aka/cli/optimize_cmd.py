@@ -1,0 +1,79 @@
+"""`aka optimize OP`: search for a faster kernel (the embedded tuner when no model is configured)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from aka.cli.common import handled, print_json
+
+
+def register(app: typer.Typer) -> None:
+    app.command("optimize")(optimize_command)
+
+
+def optimize_command(
+    op: Optional[Path] = typer.Argument(None, help="Folder with op.yaml, an op.yaml, or a KernelBench problem file "
+                                                   "(optional with --resume)."),
+    iterations: int = typer.Option(10, "--iterations", min=1, help="Candidates to evaluate."),
+    time_limit: Optional[float] = typer.Option(None, "--time-limit", min=0.1, help="Stop after this many minutes."),
+    target_sol: Optional[float] = typer.Option(None, "--target-sol", min=0.0, max=1.0,
+                                               help="Stop once the best kernel's weighted speed-of-light reaches this."),
+    stall: int = typer.Option(3, "--stall", min=1, help="Candidates without improvement before a dropout."),
+    max_dropouts: int = typer.Option(3, "--max-dropouts", min=1, help="Stop after this many fruitless dropouts."),
+    resume: Optional[str] = typer.Option(None, "--resume", help="Continue the session SESSION (folder or id)."),
+    sessions_dir: Path = typer.Option(Path("sessions"), "--sessions-dir", help="Where sessions live."),
+    seed: int = typer.Option(0, "--seed", help="Seed of inputs, sampling and dropout."),
+    shape: Optional[List[str]] = typer.Option(None, "--shape", help="Only these visible shape ids."),
+    device: str = typer.Option("auto", "--device", help="auto, cuda or cpu (cpu: Triton interpreter)."),
+    kb: str = typer.Option("auto", "--kb", help="Knowledge base: auto, chroma, memory or none."),
+    kb_dir: Optional[Path] = typer.Option(None, "--kb-dir", help="Index folder (default: .aka/kb)."),
+    kernels: Optional[List[Path]] = typer.Option(None, "--kernels", help="Reference-kernel folders "
+                                                                         "(default: the shipped reference_kernels/)."),
+    reps: int = typer.Option(100, "--reps", min=10, help="Timed repetitions per measurement."),
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON document instead of tables."),
+) -> None:
+    """Optimize OP: exit 0 when the session ends with a correct, honest kernel, 1 when it found none."""
+    from aka.agent.state import LoopConfig
+    from aka.cli.optimize_build import run
+    from aka.sessions.run import OptimizeRequest
+
+    with handled():
+        if op is None and resume is None:
+            raise typer.BadParameter("give OP, or --resume SESSION")
+        if device not in ("auto", "cuda", "cpu"):
+            raise typer.BadParameter(f"--device must be auto, cuda or cpu, not {device!r}")
+        if kb not in ("auto", "chroma", "memory", "none"):
+            raise typer.BadParameter(f"--kb must be auto, chroma, memory or none, not {kb!r}")
+        config = LoopConfig(iterations=iterations, time_limit_min=time_limit, target_sol=target_sol, stall=stall,
+                            max_dropouts=max_dropouts, seed=seed, shapes=tuple(shape or ()))
+        req = OptimizeRequest(op=str(op) if op else "", config=config, sessions_dir=sessions_dir, resume=resume,
+                              device=device, kb=kb, kb_dir=kb_dir, kernel_roots=tuple(kernels or ()), reps=reps,
+                              progress=not json_out)
+        outcome = run(req)
+    if json_out:
+        print_json({"ok": outcome.ok, "session": str(outcome.session), "best": outcome.best,
+                    "stop_reason": outcome.stop_reason, "iterations": outcome.iterations, **outcome.summary})
+    else:
+        _render(outcome)
+    raise typer.Exit(0 if outcome.ok else 1)
+
+
+def _render(outcome) -> None:
+    s = outcome.summary
+    typer.echo(f"session {outcome.session}")
+    typer.echo(f"stopped: {outcome.stop_reason}; {outcome.iterations} candidates evaluated")
+    if outcome.best is None:
+        typer.echo("no correct and honest kernel was found")
+        return
+    typer.echo(f"best: {outcome.best} ({s.get('best_name')}) -> {outcome.session / 'best' / 'candidate.py'}")
+    if s.get("mode") == "cpu-interpreter":
+        typer.echo("times are CPU-interpreter wall times: they rank candidates, they are not GPU performance")
+    for r in s.get("shapes", []):
+        speed = ", ".join(f"{k} {v:.2f}x" for k, v in r["speedup"].items())
+        sol = f", SOL {r['sol']:.3f}" if r.get("sol") is not None else ""
+        typer.echo(f"  {r['shape']}: {r['time_us']:.2f} us ({r['method']})"
+                   + (f", {speed}" if speed else "") + sol)
+    typer.echo(f"report: {outcome.session / 'report.md'}")

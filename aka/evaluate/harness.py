@@ -1,0 +1,166 @@
+"""The evaluation seam the loop uses: an `Evaluator` protocol, the harness behind it, and two fakes.
+
+`HarnessEvaluator` wraps the judge (`evaluator.Evaluator` and its warm worker pool) for one
+session: it takes candidate records, times each baseline once per (shape, timing method) and
+fills every later result's baselines and speedups from that cache, so eager and torch.compile are
+neither re-timed nor re-compiled for every candidate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable, Protocol, runtime_checkable
+
+from aka.evaluate.evaluator import EvalOptions, Evaluator as Judge, weigh
+from aka.spec.candidate import Candidate
+from aka.spec.op import OpSpec
+from aka.spec.result import Comparison, Decision, EvalResult, EvalStatus, Rejection, ShapeResult, Timing
+
+
+@runtime_checkable
+class Evaluator(Protocol):
+    """Judges candidates of one operator. Kernel failures come back as data, never raised.
+
+    Attributes:
+        interpreter: True on the CPU interpreter (times rank candidates, never report them).
+        device: 'kind', 'name', 'arch', 'vendor' of where candidates run.
+    """
+
+    interpreter: bool
+    device: dict
+
+    def evaluate(self, spec: OpSpec, candidate: Candidate, path: Path) -> EvalResult:
+        """Correctness (held-out shapes included), honesty and timing; `path` holds the
+        materialized candidate file."""
+        ...
+
+    def compare(self, spec: OpSpec, incumbent: tuple[Candidate, Path], candidate: tuple[Candidate, Path]) -> Decision:
+        """Interleaved incumbent-candidate-candidate-incumbent timing, judged over shape weights."""
+        ...
+
+
+class HarnessEvaluator:
+    """The real harness for one session (one warm worker pool, one baseline cache)."""
+
+    def __init__(self, judge: Judge, options: EvalOptions | None = None, rounds: int = 5):
+        self.judge = judge
+        self.options = options or EvalOptions()
+        self.rounds = rounds
+        self.interpreter = judge.interpreter
+        self.device: dict = {"kind": "cpu" if judge.interpreter else "cuda"}
+        self.baselines: dict[str, dict[str, Timing]] = {}
+        """'<shape id>|<method>' -> baseline name -> Timing (persisted by the session)."""
+
+    def evaluate(self, spec: OpSpec, candidate: Candidate, path: Path) -> EvalResult:
+        result = self.judge.evaluate(spec, path, replace(self.options, baselines=()))
+        if result.device:
+            self.device = describe_device(result.device)
+        if result.accepted and self.options.time:
+            self._fill_baselines(spec, result)
+        return result
+
+    def compare(self, spec: OpSpec, incumbent: tuple[Candidate, Path], candidate: tuple[Candidate, Path]) -> Decision:
+        return self.judge.compare(spec, incumbent[1], candidate[1], replace(self.options, baselines=()),
+                                  rounds=self.rounds, weights={s.id: s.weight for s in spec.shapes})
+
+    def _fill_baselines(self, spec: OpSpec, result: EvalResult) -> None:
+        timed = [s for s in result.shapes if s.time is not None and not s.held_out]
+        want = {s.id: None if self.interpreter else s.time.method for s in timed}
+        missing = {sid: m for sid, m in want.items() if _key(sid, m) not in self.baselines}
+        if missing:
+            got = self.judge.time_baselines(spec, missing, replace(self.options, baselines=None))
+            for sid, row in got.items():
+                self.baselines[_key(sid, missing[sid])] = row
+        for s in timed:
+            s.baselines = dict(self.baselines.get(_key(s.id, want[s.id]), {}))
+            if not self.interpreter and s.time.median_us > 0:
+                s.speedup = {k: v.median_us / s.time.median_us for k, v in s.baselines.items()}
+
+
+def _key(shape_id: str, method: str | None) -> str:
+    return f"{shape_id}|{method or 'cpu-interpreter'}"
+
+
+def describe_device(info: dict) -> dict:
+    """kind, name, vendor and arch ('sm90', 'gfx942', 'cpu') from a worker's device record."""
+    if info.get("kind") != "cuda":
+        return {"kind": "cpu", "name": info.get("name", "cpu"), "vendor": "cpu", "arch": "cpu"}
+    cap = str(info.get("capability", ""))
+    vendor = "amd" if "gfx" in cap or "AMD" in info.get("name", "") else "nvidia"
+    arch = ("sm" + cap.replace(".", "")) if vendor == "nvidia" and cap else cap
+    return {"kind": "cuda", "name": info.get("name", ""), "vendor": vendor, "arch": arch}
+
+
+class ScriptedEvaluator:
+    """A fake harness: `script(candidate)` gives (status, per-shape µs); comparisons derive from
+    those times with a fixed relative noise. Counts every call so tests can check re-evaluation."""
+
+    def __init__(self, script: Callable[[Candidate], tuple[str, dict[str, float]]], noise: float = 0.02,
+                 interpreter: bool = True):
+        self.script, self.noise, self.interpreter = script, noise, interpreter
+        self.device = {"kind": "cpu", "name": "scripted", "vendor": "cpu", "arch": "cpu"}
+        self.calls: list[str] = []
+        self.compares: list[tuple[str, str]] = []
+
+    def evaluate(self, spec: OpSpec, candidate: Candidate, path: Path) -> EvalResult:
+        self.calls.append(candidate.hash)
+        status, times = self.script(candidate)
+        visible, held = spec.run_shapes(self.interpreter)
+        method = "cpu-interpreter" if self.interpreter else "events"
+        shapes = [ShapeResult(id=s.id, params=s.params, correct=status == "accepted",
+                              time=Timing(times[s.id], 0.0, 0.0, 10, method) if s.id in times else None)
+                  for s in visible]
+        shapes += [ShapeResult(id=s.id, params=s.params, held_out=True, correct=status == "accepted") for s in held]
+        rejections = [] if status == "accepted" else [Rejection(_RULE[status], f"scripted {status}", str(path))]
+        return EvalResult(status=EvalStatus(status), op=spec.name, candidate=str(path),
+                          candidate_sha256=candidate.hash, mode="cpu-interpreter" if self.interpreter else "gpu",
+                          dtype=spec.dtype, rejections=rejections, shapes=shapes)
+
+    def compare(self, spec: OpSpec, incumbent: tuple[Candidate, Path], candidate: tuple[Candidate, Path]) -> Decision:
+        self.compares.append((incumbent[0].hash, candidate[0].hash))
+        _, a = self.script(incumbent[0])
+        _, b = self.script(candidate[0])
+        comps = [Comparison(a[s.id], b[s.id], a[s.id] / b[s.id], self.noise, 2,
+                            a[s.id] / b[s.id] - 1 > self.noise, "scripted", shape=s.id)
+                 for s in spec.run_shapes(self.interpreter)[0] if s.id in a and s.id in b]
+        return weigh(comps, {s.id: s.weight for s in spec.run_shapes(self.interpreter)[0]})
+
+
+_RULE = {"wrong": "wrong-output", "cheat": "ghost-replay", "error": "runtime-error",
+         "timeout": "timeout", "crash": "crash"}
+
+
+class ReplayEvaluator:
+    """Answers from a recorded session, keyed by candidate hash (no GPU, no worker). A candidate
+    the recording never evaluated is an error: replay must not invent measurements."""
+
+    def __init__(self, results: dict[str, EvalResult], decisions: dict[tuple[str, str], Decision],
+                 device: dict | None = None, interpreter: bool = True):
+        self.results, self.decisions = results, decisions
+        self.device = device or {"kind": "cpu", "name": "replay", "vendor": "cpu", "arch": "cpu"}
+        self.interpreter = interpreter
+
+    def evaluate(self, spec: OpSpec, candidate: Candidate, path: Path) -> EvalResult:
+        if candidate.hash not in self.results:
+            raise KeyError(f"the recording holds no evaluation of candidate {candidate.short}")
+        return self.results[candidate.hash]
+
+    def compare(self, spec: OpSpec, incumbent: tuple[Candidate, Path], candidate: tuple[Candidate, Path]) -> Decision:
+        key = (incumbent[0].hash, candidate[0].hash)
+        if key not in self.decisions:
+            raise KeyError(f"the recording holds no comparison of {candidate[0].short} against {incumbent[0].short}")
+        return self.decisions[key]
+
+
+def weighted_sol(result: EvalResult, spec: OpSpec) -> float | None:
+    """Weighted mean speed-of-light over visible shapes (None when any shape lacks one)."""
+    weights = {s.id: s.weight for s in spec.shapes}
+    sols = [(weights.get(s.id, 1.0), s.roofline.sol) for s in result.shapes
+            if not s.held_out and s.roofline is not None and s.roofline.sol is not None and not s.roofline.flag]
+    visible = [s for s in result.shapes if not s.held_out]
+    if not sols or len(sols) != len(visible):
+        return None
+    total = sum(w for w, _ in sols)
+    return sum(w * x for w, x in sols) / total if total > 0 else None
+

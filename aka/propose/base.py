@@ -1,0 +1,27 @@
+"""The proposer seam: given a `ProposalContext`, write the next candidate (or say nothing is left)."""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from aka.spec.memory import Proposal, ProposalContext
+
+
+@runtime_checkable
+class Proposer(Protocol):
+    """Writes candidates. Implementations: the tuner (no LLM), the LLM proposer, the scripted fake.
+
+    Attributes:
+        name: recorded in the journal and on every candidate's origin.
+    """
+
+    name: str
+
+    def propose(self, ctx: ProposalContext) -> Proposal | None:
+        """The next candidate, or None when the proposer has nothing left to try."""
+        ...
+
+    def reset(self) -> None:
+        """Forget conversational context (optimization dropout); the next call starts afresh
+        from the context alone."""
+        ...

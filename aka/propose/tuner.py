@@ -1,0 +1,257 @@
+"""The embedded tuner: the no-LLM proposer. It searches the operator's reference kernels and their
+declared parameter spaces, per shape, and emits a per-shape dispatcher of the winners.
+
+Order of work, each step one candidate:
+1. screen: every eligible kernel family at its default parameters (best-ranked by retrieval first);
+2. dispatch: when different (family, parameters) win different shapes, one dispatcher of them;
+3. tune: for the shape next in turn (by weight), the family that wins it, a parameter point asked
+   from Optuna's TPE sampler fitted on that family's measured times at that shape (a Bayesian
+   optimizer; after a dropout a random sampler, away from the families to avoid).
+It keeps no state between calls: everything comes from the context's trials, so a resumed or
+replayed session proposes exactly what the original did.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aka.errors import SpecError
+from aka.propose.dispatch import Bucket, build_dispatcher
+from aka.spec.candidate import Candidate
+from aka.spec.kernel import KernelMeta, read_kernel_meta
+from aka.spec.memory import Proposal, ProposalContext, Trial
+
+DISPATCH_MIN_GAIN = 0.02
+"""A dispatcher is proposed only when its predicted weighted gain over the incumbent exceeds this."""
+ASK_TRIES = 25
+
+
+@dataclass(frozen=True)
+class Family:
+    """One reference kernel file the tuner may use."""
+
+    key: str
+    """Path relative to the kernel root (e.g. 'rmsnorm/blocked_columns.py')."""
+    meta: KernelMeta
+    source: str
+
+    def candidate(self, params: dict[str, Any], parent: str | None, why: str) -> Candidate:
+        full = {**self.meta.defaults(), **params}
+        return Candidate(source=self.source, params=full, origin="tuner", name=self.key,
+                         parent=parent, rationale=why, family=self.key)
+
+    def space(self) -> list[dict[str, Any]]:
+        names = sorted(self.meta.params)
+        return [dict(zip(names, combo)) for combo in
+                itertools.product(*(self.meta.params[n].values for n in names))]
+
+
+def eligible(meta: KernelMeta, op: dict[str, Any], device: dict[str, Any]) -> str:
+    """Why a kernel cannot serve this operator on this device ('' when it can)."""
+    if meta.op != op["name"]:
+        return f"implements {meta.op}, not {op['name']}"
+    if meta.dsl != op.get("backend", "triton"):
+        return f"written in {meta.dsl}, the operator wants {op.get('backend')}"
+    if device.get("kind") != "cuda":
+        return "needs a GPU" if "gpu" in meta.requires else ""
+    vendor = device.get("vendor", "nvidia")
+    if meta.vendors and vendor not in meta.vendors:
+        return f"meant for {', '.join(meta.vendors)}, not {vendor}"
+    if not arch_ok(meta.archs, device.get("arch", "")):
+        return f"meant for {', '.join(meta.archs)}, not {device.get('arch')}"
+    return ""
+
+
+def arch_ok(archs: tuple[str, ...], arch: str) -> bool:
+    """'any', the device's own arch, or an older plain NVIDIA arch (sm80 code runs on sm90)."""
+    if not archs or "any" in archs or arch in archs:
+        return True
+    if not arch.startswith("sm"):
+        return False
+    mine = _sm(arch)
+    return any(a.startswith("sm") and not a.endswith("a") and _sm(a) is not None and mine is not None
+               and _sm(a) <= mine and _sm(a) // 10 == mine // 10 for a in archs)
+
+
+def _sm(arch: str) -> int | None:
+    digits = "".join(ch for ch in arch[2:] if ch.isdigit())
+    return int(digits) if digits else None
+
+
+class Tuner:
+    """Template-parameter search over reference kernels (see the module docstring)."""
+
+    name = "tuner"
+
+    def __init__(self, kernel_roots: list[Path]):
+        self.kernel_roots = [Path(r) for r in kernel_roots]
+        self._catalog: list[Family] | None = None
+        self.skipped: list[str] = []
+
+    def reset(self) -> None:
+        """Nothing conversational to forget: the tuner reads everything from the context."""
+
+    # --- the catalog --------------------------------------------------------------------------
+    def families(self, ctx: ProposalContext) -> list[Family]:
+        """Eligible kernel families, retrieval's best first, then by path."""
+        if self._catalog is None:
+            self._catalog = self._scan(ctx)
+        rank = {s.source: i for i, s in enumerate(ctx.knowledge)}
+        return sorted(self._catalog, key=lambda f: (min((v for k, v in rank.items() if k.endswith(f.key)),
+                                                        default=len(rank)), f.key))
+
+    def _scan(self, ctx: ProposalContext) -> list[Family]:
+        found, seen = [], set()
+        paths = [(root, p) for root in self.kernel_roots for p in sorted(root.rglob("*.py"))]
+        for root, path in paths:
+            try:
+                meta = read_kernel_meta(path)
+            except SpecError as exc:
+                self.skipped.append(str(exc))
+                continue
+            if meta.op != ctx.op["name"]:
+                continue
+            why = eligible(meta, ctx.op, ctx.device)
+            key = path.relative_to(root).as_posix()
+            if why:
+                self.skipped.append(f"{key}: {why}")
+            elif key not in seen:
+                seen.add(key)
+                found.append(Family(key, meta, path.read_text()))
+        return found
+
+    # --- proposing ----------------------------------------------------------------------------
+    def propose(self, ctx: ProposalContext) -> Proposal | None:
+        families = self.families(ctx)
+        tried = {t.candidate for t in ctx.trials}
+        parent = ctx.incumbent.hash if ctx.incumbent else None
+        for step in (self._screen, self._dispatch, self._tune):
+            proposal = step(ctx, families, tried, parent)
+            if proposal is not None:
+                return proposal
+        return None
+
+    def _screen(self, ctx, families, tried, parent) -> Proposal | None:
+        for fam in families:
+            if fam.key in ctx.avoid_families:
+                continue
+            cand = fam.candidate({}, parent, f"screen {fam.key} at its default parameters")
+            if cand.hash not in tried:
+                return Proposal(cand, change=f"family {fam.key} at defaults {fam.meta.defaults()}",
+                                hypothesis=f"strategy '{fam.meta.strategy}' "
+                                           f"({', '.join(fam.meta.techniques)}) may suit these shapes")
+        return None
+
+    def _dispatch(self, ctx, families, tried, parent) -> Proposal | None:
+        best = best_per_shape(ctx)
+        by_key = {f.key: f for f in families}
+        winners: list[Trial] = []
+        for trial, _ in best.values():
+            if trial.candidate not in [w.candidate for w in winners] and trial.family in by_key:
+                winners.append(trial)
+        if len(winners) < 2:
+            return None
+        variants = [by_key[w.family].candidate(w.params, parent, "") for w in winners]
+        index = {w.candidate: i for i, w in enumerate(winners)}
+        buckets = [Bucket(sid, tuple(tuple(s) for s in t.input_shapes.get(sid, [])), index[t.candidate])
+                   for sid, (t, _) in best.items()]
+        cand = build_dispatcher(variants, buckets, ctx.op["name"], parent)
+        if cand.hash in tried or _predicted_gain(ctx, best) <= DISPATCH_MIN_GAIN:
+            return None
+        return Proposal(cand, change=f"dispatcher over {len(variants)} variants: {cand.rationale}",
+                        hypothesis="each shape runs the kernel and configuration measured fastest for it")
+
+    def _tune(self, ctx, families, tried, parent) -> Proposal | None:
+        best = best_per_shape(ctx)
+        shapes = sorted(ctx.op["shapes"], key=lambda s: -float(s.get("weight", 1.0)))
+        if not shapes:
+            return None
+        turn = sum(1 for t in ctx.trials if t.origin == "tuner" and t.params != _defaults(families, t.family))
+        order = shapes[turn % len(shapes):] + shapes[: turn % len(shapes)]
+        for shape in order:
+            for fam in self._families_for(shape["id"], families, best, ctx):
+                params = self._ask(fam, shape["id"], ctx, tried)
+                if params is not None:
+                    cand = fam.candidate(params, parent, f"tune {fam.key} for shape {shape['id']}")
+                    return Proposal(cand, change=f"{fam.key} at {params}",
+                                    hypothesis=f"a better point of {fam.key}'s space for {shape['id']} "
+                                               f"(TPE over {len(fam.space())} points)")
+        return None
+
+    def _families_for(self, sid: str, families: list[Family], best: dict, ctx: ProposalContext) -> list[Family]:
+        """Families ranked for one shape: measured fastest first; avoided ones last."""
+        times: dict[str, float] = {}
+        for t in ctx.trials:
+            if t.status == "accepted" and sid in t.times_us:
+                times[t.family] = min(times.get(t.family, float("inf")), t.times_us[sid])
+        return sorted(families, key=lambda f: (f.key in ctx.avoid_families, times.get(f.key, float("inf")), f.key))
+
+    def _ask(self, fam: Family, sid: str, ctx: ProposalContext, tried: set[str]) -> dict[str, Any] | None:
+        """An untried parameter point of `fam`, chosen for shape `sid`."""
+        space = fam.space()
+        untried = [p for p in space if fam.candidate(p, None, "").hash not in tried]
+        if not untried:
+            return None
+        if not fam.meta.params:
+            return untried[0]
+        import optuna
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        seed = ctx.seed + 7919 * ctx.dropouts + len(ctx.trials)
+        sampler = (optuna.samplers.RandomSampler(seed=seed) if ctx.dropouts and fam.key in ctx.avoid_families
+                   else optuna.samplers.TPESampler(seed=seed, n_startup_trials=3))
+        study = optuna.create_study(direction="minimize", sampler=sampler)
+        dists = {k: optuna.distributions.CategoricalDistribution(list(p.values)) for k, p in fam.meta.params.items()}
+        for t in ctx.trials:
+            if t.family != fam.key or set(t.params) != set(dists):
+                continue
+            ok = t.status == "accepted" and sid in t.times_us
+            study.add_trial(optuna.trial.create_trial(
+                params=t.params, distributions=dists, value=t.times_us[sid] if ok else None,
+                state=optuna.trial.TrialState.COMPLETE if ok else optuna.trial.TrialState.FAIL))
+        for _ in range(ASK_TRIES):
+            trial = study.ask(dists)
+            if fam.candidate(trial.params, None, "").hash not in tried:
+                return dict(trial.params)
+            study.tell(trial, state=optuna.trial.TrialState.PRUNED)
+        return random.Random(seed).choice(untried)
+
+
+def _defaults(families: list[Family], key: str) -> dict[str, Any]:
+    for f in families:
+        if f.key == key:
+            return f.meta.defaults()
+    return {}
+
+
+def best_per_shape(ctx: ProposalContext) -> dict[str, tuple[Trial, float]]:
+    """Visible shape id -> (fastest accepted single-kernel trial, its time)."""
+    best: dict[str, tuple[Trial, float]] = {}
+    for t in ctx.trials:
+        if t.status != "accepted" or t.origin == "dispatcher":
+            continue
+        for sid, us in t.times_us.items():
+            if sid not in best or us < best[sid][1]:
+                best[sid] = (t, us)
+    return best
+
+
+def _predicted_gain(ctx: ProposalContext, best: dict[str, tuple[Trial, float]]) -> float:
+    """Weighted geomean gain of the per-shape winners over the incumbent's measured times."""
+    import math
+
+    inc = next((t for t in ctx.trials if ctx.incumbent and t.candidate == ctx.incumbent.hash), None)
+    if inc is None:
+        return float("inf")
+    weights = {s["id"]: float(s.get("weight", 1.0)) for s in ctx.op["shapes"]}
+    num = den = 0.0
+    for sid, (_, us) in best.items():
+        if sid in inc.times_us and us > 0:
+            w = weights.get(sid, 1.0)
+            num += w * math.log(inc.times_us[sid] / us)
+            den += w
+    return math.exp(num / den) - 1.0 if den else 0.0

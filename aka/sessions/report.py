@@ -1,0 +1,128 @@
+"""`report.md` of a session: the best kernel per shape against each baseline and the roofline, the
+incumbent's trajectory, dropouts and the stop reason — read from the session's files alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from aka.sessions.folder import SessionFolder, write_text
+from aka.sessions.journal import read_events
+from aka.spec.op import OpSpec
+from aka.spec.result import EvalResult
+
+
+def summarize(folder: SessionFolder, spec: OpSpec) -> dict[str, Any]:
+    """The figures the report and `--json` show."""
+    events = read_events(folder.journal_path)
+    best = folder.best_version()
+    result = folder.get_eval(best) if best else None
+    stop = next((e.data for e in reversed(events.events) if e.kind == "stop"), {})
+    evaluated = [e.data for e in events.events if e.kind == "evaluate"]
+    accepts = [e.data for e in events.events if e.kind == "accept"]
+    dropouts = [e.data for e in events.events if e.kind == "dropout"]
+    return {
+        "session": folder.root.name, "op": spec.name, "best": best,
+        "best_name": folder.candidate(best)[0].name if best else None,
+        "stop_reason": stop.get("reason", "(still running or interrupted)"),
+        "evaluated": len(evaluated),
+        "statuses": _count(d["status"] for d in evaluated),
+        "promoted": [a["version"] for a in accepts if a.get("promote")],
+        "dropouts": [{"number": d["number"], "masked": d["masked"]} for d in dropouts],
+        "mode": result.mode if result else None,
+        "shapes": _shape_rows(result, spec) if result else [],
+        "journal_dropped": events.dropped,
+    }
+
+
+def _count(items) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for x in items:
+        out[x] = out.get(x, 0) + 1
+    return out
+
+
+def _shape_rows(result: EvalResult, spec: OpSpec) -> list[dict[str, Any]]:
+    weights = {s.id: (s.weight, s.phase) for s in spec.shapes + spec.cpu_shapes}
+    rows = []
+    for s in result.shapes:
+        if s.held_out:
+            continue
+        roof = s.roofline
+        rows.append({
+            "shape": s.id, "weight": weights.get(s.id, (1.0, "any"))[0], "phase": weights.get(s.id, (1.0, "any"))[1],
+            "time_us": s.time.median_us if s.time else None, "method": s.time.method if s.time else None,
+            "baselines_us": {k: v.median_us for k, v in s.baselines.items()},
+            "speedup": dict(s.speedup),
+            "sol": roof.sol if roof else None, "sol_calibrated": roof.sol_calibrated if roof else None,
+            "sol_launch_adjusted": roof.sol_launch_adjusted if roof else None,
+            "sol_flag": roof.flag if roof else "",
+        })
+    return rows
+
+
+def write_report(folder: SessionFolder, spec: OpSpec) -> dict[str, Any]:
+    """Write report.md and return its figures."""
+    s = summarize(folder, spec)
+    lines = [f"# aka session {s['session']}: {spec.name}", ""]
+    if s["best"] is None:
+        lines += ["No correct and honest kernel was found.", ""]
+    else:
+        lines += [f"Best kernel: `{s['best']}` ({s['best_name']}), file `best/candidate.py`.", ""]
+    lines += [f"Stopped: {s['stop_reason']}. Candidates evaluated: {s['evaluated']} "
+              f"({', '.join(f'{k} {v}' for k, v in sorted(s['statuses'].items())) or 'none'}).", ""]
+    if s["mode"] == "cpu-interpreter":
+        lines += ["Times below are **CPU wall times through Triton's interpreter**: they rank candidates and "
+                  "say nothing about GPU performance. No speedup or speed-of-light is reported.", ""]
+    if s["shapes"]:
+        lines += _table(s)
+    lines += ["", "## Trajectory", ""]
+    lines += _trajectory(folder)
+    if s["dropouts"]:
+        lines += ["", "## Optimization dropouts", ""]
+        lines += [f"- dropout {d['number']}: masked {', '.join(d['masked']) or 'nothing'}" for d in s["dropouts"]]
+    if s["journal_dropped"]:
+        lines += ["", "Journal lines that could not be read: " + "; ".join(s["journal_dropped"])]
+    write_text(folder.root / "report.md", "\n".join(lines) + "\n")
+    return s
+
+
+def _table(s: dict[str, Any]) -> list[str]:
+    names = sorted({k for r in s["shapes"] for k in r["baselines_us"]})
+    gpu = s["mode"] == "gpu"
+    head = ["shape", "phase", "weight", "time µs", "timing"] + [f"{n} µs" for n in names]
+    if gpu:
+        head += [f"× {n}" for n in names] + ["SOL", "SOL (calibrated)", "SOL (launch-adj.)"]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in s["shapes"]:
+        cells = [r["shape"], r["phase"], f"{r['weight']:g}", _f(r["time_us"]), r["method"] or ""]
+        cells += [_f(r["baselines_us"].get(n)) for n in names]
+        if gpu:
+            cells += [_f(r["speedup"].get(n), "{:.2f}×") for n in names]
+            flag = " (flagged: roofline undercounts)" if r["sol_flag"] else ""
+            cells += [_f(r["sol"], "{:.3f}") + flag, _f(r["sol_calibrated"], "{:.3f}"),
+                      _f(r["sol_launch_adjusted"], "{:.3f}")]
+        out.append("| " + " | ".join(cells) + " |")
+    return out
+
+
+def _f(x: float | None, fmt: str = "{:.2f}") -> str:
+    return "n/a" if x is None else fmt.format(x)
+
+
+def _trajectory(folder: SessionFolder) -> list[str]:
+    events = read_events(folder.journal_path).events
+    out = ["| version | candidate | status | decision |", "|---|---|---|---|"]
+    names = {e.data.get("candidate"): e.data.get("name", "") for e in events if e.kind == "propose"}
+    decisions = {e.data["version"]: ("**promoted** " if e.data["promote"] else "") + e.data["reason"]
+                 for e in events if e.kind == "accept"}
+    for e in events:
+        if e.kind == "evaluate":
+            v = e.data["version"]
+            out.append(f"| {v} | {names.get(e.data['candidate'], '')} | {e.data['status']} | "
+                       f"{decisions.get(v, '').replace('|', '/')} |")
+    return out
+
+
+def report_path(folder: Path) -> Path:
+    return Path(folder) / "report.md"

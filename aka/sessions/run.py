@@ -1,0 +1,195 @@
+"""Running one optimization session: build the parts from a request, run or resume the graph
+with its SQLite checkpoint, write the report. `aka optimize` is a thin caller of `run_optimize`."""
+
+from __future__ import annotations
+
+import platform
+import sqlite3
+import subprocess
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aka.agent.deps import Deps, MultiHook, Profiler, Retriever
+from aka.agent.graph import build_graph, initial_state, recursion_limit
+from aka.agent.state import LoopConfig
+from aka.errors import InputError
+from aka.evaluate.harness import Evaluator
+from aka.propose.base import Proposer
+from aka.sessions import report as reports
+from aka.sessions.folder import SessionFolder, new_id, resolve
+from aka.sessions.journal import Journal
+from aka.spec.op import OpSpec
+from aka.spec.result import Timing
+
+
+@dataclass
+class OptimizeRequest:
+    """Everything `aka optimize` was asked for (the resolved command line)."""
+
+    op: str
+    config: LoopConfig = field(default_factory=LoopConfig)
+    sessions_dir: Path = Path("sessions")
+    resume: str | None = None
+    device: str = "auto"
+    kb: str = "auto"
+    """'auto' (Chroma when installed, else in memory), 'chroma', 'memory' or 'none'."""
+    kb_dir: Path | None = None
+    kernel_roots: tuple[Path, ...] = ()
+    trials: int = 3
+    reps: int = 100
+    timeout_s: float | None = None
+    progress: bool = True
+
+
+@dataclass
+class Outcome:
+    """How a session ended."""
+
+    session: Path
+    stop_reason: str
+    best: str | None
+    """Version of the winning kernel, None when no correct and honest kernel was found."""
+    iterations: int
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.best is not None
+
+
+class Progress:
+    """One line per evaluated candidate on stderr (quiet under --json)."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self.incumbent = "-"
+
+    def emit(self, kind: str, data: dict[str, Any]) -> None:
+        if not self.enabled:
+            return
+        if kind == "evaluate":
+            self._line(f"[{data['version']}] {data['status']}"
+                       + (" (recovered from disk)" if data.get("recovered") else "")
+                       + (f": {data['rejections'][0]}" if data.get("rejections") else ""))
+        elif kind == "accept":
+            if data["promote"]:
+                self.incumbent = data["version"]
+            self._line(f"   {'promoted' if data['promote'] else 'kept incumbent'}: {data['reason']}"
+                       f" (incumbent {self.incumbent})")
+        elif kind == "dropout":
+            self._line(f"   dropout #{data['number']}: masked {len(data['masked'])} memory records; "
+                       f"moving away from {', '.join(data['avoid_families']) or '-'}")
+        elif kind == "profile" and data.get("summary"):
+            self._line(f"   profiled {data['version']} at {data['shape']}")
+        elif kind == "stop":
+            self._line(f"stopped: {data['reason']}")
+
+    @staticmethod
+    def _line(text: str) -> None:
+        print(f"aka: {text}", file=sys.stderr, flush=True)
+
+
+class BaselineSaver:
+    """Persists the evaluator's baseline cache after each evaluation (a resumed run reuses it)."""
+
+    def __init__(self, folder: SessionFolder, evaluator: Evaluator):
+        self.folder, self.evaluator = folder, evaluator
+
+    def emit(self, kind: str, data: dict[str, Any]) -> None:
+        cache = getattr(self.evaluator, "baselines", None)
+        if kind == "evaluate" and cache:
+            self.folder.put_baselines(cache)
+
+
+def environment() -> dict[str, Any]:
+    """Versions and the git commit of this aka (recorded in session.json)."""
+    import aka
+
+    env: dict[str, Any] = {"aka": aka.__version__, "python": platform.python_version(),
+                           "platform": platform.platform()}
+    for mod in ("torch", "triton", "langgraph", "optuna"):
+        try:
+            env[mod] = __import__(mod).__version__
+        except Exception:  # noqa: BLE001 - a missing package is recorded as such
+            env[mod] = None
+    try:
+        root = Path(aka.__file__).resolve().parents[1]
+        env["git_commit"] = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
+                                           text=True, timeout=10).stdout.strip() or None
+    except (OSError, subprocess.TimeoutExpired):
+        env["git_commit"] = None
+    return env
+
+
+def open_session(req: OptimizeRequest, spec: OpSpec) -> tuple[SessionFolder, LoopConfig, bool]:
+    """(folder, config, resumed): a new session, or the one named by --resume with its own config."""
+    if req.resume:
+        folder = SessionFolder(resolve(req.resume, req.sessions_dir))
+        meta = folder.meta()
+        cfg = meta.get("config", {})
+        config = LoopConfig(**{**cfg, "shapes": tuple(cfg.get("shapes", ())),
+                               "iterations": max(req.config.iterations, cfg.get("iterations", 0))})
+        return folder, config, True
+    sid = new_id(spec.name)
+    meta = {"op": {"name": spec.name, "path": spec.path}, "config": req.config.to_dict(),
+            "request": {k: str(v) for k, v in asdict(req).items() if k != "config"},
+            "environment": environment()}
+    return SessionFolder.create(req.sessions_dir, sid, meta), req.config, False
+
+
+def run_session(folder: SessionFolder, spec: OpSpec, config: LoopConfig, evaluator: Evaluator,
+                proposer: Proposer, *, retriever: Retriever | None = None, profiler: Profiler | None = None,
+                progress: bool = True, resumed: bool = False, extra_hooks: tuple = ()) -> Outcome:
+    """Run (or resume) the loop of one session folder to its stop, then write the report."""
+    folder.lock()
+    journal = Journal(folder.journal_path)
+    try:
+        hooks = MultiHook(journal, Progress(progress), BaselineSaver(folder, evaluator), *extra_hooks)
+        if journal.seq == 0:
+            journal.emit("config", {"session": folder.root.name, "op": spec.name, "config": config.to_dict(),
+                                    "meta": folder.meta()})
+        deps = Deps(spec=spec, config=config, evaluator=evaluator, proposer=proposer, store=folder, hooks=hooks,
+                    retriever=retriever, profiler=profiler)
+        conn = sqlite3.connect(str(folder.checkpoint_path), check_same_thread=False)
+        try:
+            final = _invoke(deps, conn, folder.root.name, config, resumed, journal)
+        finally:
+            conn.close()
+        best = folder.best_version()
+        summary = reports.write_report(folder, spec)
+        return Outcome(folder.root, final.get("stop_reason", ""), best, final.get("iteration", 0), summary)
+    finally:
+        folder.unlock()
+
+
+def _invoke(deps: Deps, conn: sqlite3.Connection, thread: str, config: LoopConfig, resumed: bool,
+            journal: Journal) -> dict[str, Any]:
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    graph = build_graph(deps, SqliteSaver(conn))
+    run_cfg = {"configurable": {"thread_id": thread}, "recursion_limit": recursion_limit(config.iterations)}
+    snapshot = graph.get_state(run_cfg)
+    if resumed and snapshot.values:
+        if not snapshot.next:
+            journal.emit("resume", {"note": "the session had already stopped; nothing to run"})
+            return dict(snapshot.values)
+        journal.emit("resume", {"next": list(snapshot.next), "iteration": snapshot.values.get("iteration", 0)})
+        return graph.invoke(None, run_cfg)
+    return graph.invoke(initial_state(thread), run_cfg)
+
+
+def load_baselines(evaluator: Evaluator, folder: SessionFolder) -> None:
+    """Give a resumed session's evaluator the baselines its earlier runs timed."""
+    cache = getattr(evaluator, "baselines", None)
+    if cache is not None:
+        for key, row in folder.baselines().items():
+            cache[key] = {n: Timing(**t) for n, t in row.items()}
+
+
+def check_resume_op(folder: SessionFolder, spec: OpSpec) -> None:
+    recorded = folder.meta().get("op", {}).get("name")
+    if recorded and recorded != spec.name:
+        raise InputError(f"{folder.root}: the session optimizes {recorded}, not {spec.name}")
+
