@@ -224,7 +224,7 @@ def dropout(state: AgentState, deps: Deps) -> dict[str, Any]:
     masked = mem.dropout(records, deps.config.seed, number)
     deps.store.put_memory(records)
     recent = [t["family"] for t in state.get("trials", [])[-deps.config.stall:]]
-    avoid = sorted(set(recent) | set(state.get("avoid_families", [])))
+    avoid = [max(set(recent), key=lambda f: (recent.count(f), f))] if recent else []   # the stalled direction
     deps.proposer.reset()
     deps.hooks.emit("dropout", {"number": number, "masked": masked, "avoid_families": avoid,
                                 "unmasked": [r.id for r in records if not r.masked]})

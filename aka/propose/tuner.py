@@ -67,14 +67,15 @@ def eligible(meta: KernelMeta, op: dict[str, Any], device: dict[str, Any]) -> st
 
 
 def arch_ok(archs: tuple[str, ...], arch: str) -> bool:
-    """'any', the device's own arch, or an older plain NVIDIA arch (sm80 code runs on sm90)."""
+    """'any', the device's own arch, or an older plain NVIDIA arch (sm80 code runs on sm90; an
+    arch-specific one such as sm90a does not carry forward)."""
     if not archs or "any" in archs or arch in archs:
         return True
     if not arch.startswith("sm"):
         return False
     mine = _sm(arch)
     return any(a.startswith("sm") and not a.endswith("a") and _sm(a) is not None and mine is not None
-               and _sm(a) <= mine and _sm(a) // 10 == mine // 10 for a in archs)
+               and _sm(a) <= mine for a in archs)
 
 
 def _sm(arch: str) -> int | None:

@@ -176,8 +176,8 @@ def _invoke(deps: Deps, conn: sqlite3.Connection, thread: str, config: LoopConfi
             journal.emit("resume", {"note": "the session had already stopped; nothing to run"})
             return dict(snapshot.values)
         journal.emit("resume", {"next": list(snapshot.next), "iteration": snapshot.values.get("iteration", 0)})
-        return graph.invoke(None, run_cfg)
-    return graph.invoke(initial_state(thread), run_cfg)
+        return graph.invoke(None, run_cfg, durability="sync")
+    return graph.invoke(initial_state(thread), run_cfg, durability="sync")
 
 
 def load_baselines(evaluator: Evaluator, folder: SessionFolder) -> None:

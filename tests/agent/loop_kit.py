@@ -1,0 +1,78 @@
+"""A scripted session for loop tests: candidates with scripted verdicts and times, the real graph,
+the real session folder. Also runnable as a process that kills itself (`python -m ...`)."""
+
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+
+from aka.agent.state import LoopConfig
+from aka.evaluate.harness import ScriptedEvaluator
+from aka.propose.scripted import ScriptedProposer
+from aka.sessions.folder import SessionFolder
+from aka.sessions.run import run_session
+from aka.spec.candidate import Candidate
+from aka.spec.load import load_op
+
+ROOT = Path(__file__).parents[2]
+SPEC = load_op(ROOT / "suites" / "llm-inference" / "rmsnorm")
+SHAPES = [s.id for s in SPEC.cpu_shapes]
+
+
+def cand(tag: str) -> Candidate:
+    return Candidate(source=f"# {tag}\nclass ModelNew: pass\n", origin="user", name=tag, family=f"fam-{tag[0]}")
+
+
+def script_from(table: dict[str, tuple[str, float]]):
+    """tag -> (status, time at every shape)."""
+    def script(c: Candidate):
+        status, us = table[c.name]
+        return status, {s: us for s in SHAPES}
+    return script
+
+
+class Killer:
+    """Kills this process (SIGKILL) at the n-th event of a kind: a crash at a chosen point."""
+
+    def __init__(self, kind: str, n: int):
+        self.kind, self.n, self.seen = kind, n, 0
+
+    def emit(self, kind, data):
+        if kind == self.kind:
+            self.seen += 1
+            if self.seen == self.n:
+                os.kill(os.getpid(), signal.SIGKILL)
+
+
+class LoggingEvaluator(ScriptedEvaluator):
+    """Appends every completed evaluation's candidate name to a file (survives the process)."""
+
+    def __init__(self, script, log: Path):
+        super().__init__(script)
+        self.log = log
+
+    def evaluate(self, spec, candidate, path):
+        result = super().evaluate(spec, candidate, path)
+        with open(self.log, "a") as f:
+            f.write(candidate.name + "\n")
+        return result
+
+
+TABLE = {"a1": ("accepted", 10.0), "b2": ("wrong", 1.0), "c3": ("accepted", 9.95), "d4": ("accepted", 5.0),
+         "e5": ("accepted", 6.0), "f6": ("accepted", 4.0)}
+ORDER = ["a1", "b2", "c3", "d4", "e5", "f6"]
+
+
+def run(root: Path, log: Path, config: LoopConfig, resumed: bool, hooks=(), order=tuple(ORDER), proposer=None):
+    folder = SessionFolder(root) if resumed else SessionFolder.create(root.parent, root.name, {"op": {"name": "rmsnorm"}})
+    evaluator = LoggingEvaluator(script_from(TABLE), log)
+    proposer = proposer or ScriptedProposer([cand(t) for t in order])
+    return run_session(folder, SPEC, config, evaluator, proposer, progress=False, resumed=resumed,
+                       extra_hooks=tuple(hooks))
+
+
+if __name__ == "__main__":
+    root, log, kind, n = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+    out = run(root, log, LoopConfig(iterations=6, stall=5), resumed=False, hooks=[Killer(kind, n)])
+    print(json.dumps({"finished": out.stop_reason}))

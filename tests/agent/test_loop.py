@@ -1,0 +1,61 @@
+"""The real loop over a scripted proposer and evaluator, writing a real session folder."""
+
+import json
+
+from aka.agent.state import LoopConfig
+from aka.sessions.folder import SessionFolder
+from aka.sessions.journal import read_events
+
+from aka.propose.scripted import ScriptedProposer
+
+from .loop_kit import ORDER, cand, run
+
+
+def _events(out, kind):
+    return [e.data for e in read_events(out.session / "events.jsonl").events if e.kind == kind]
+
+
+def test_accept_reject_noise_and_budget(tmp_path):
+    out = run(tmp_path / "s", tmp_path / "log", LoopConfig(iterations=4, stall=10), resumed=False)
+    accepts = {a["version"]: a for a in _events(out, "accept")}
+    assert accepts["v001"]["promote"] and accepts["v001"]["reason"] == "the first correct and honest kernel"
+    assert not accepts["v002"]["promote"] and "rejected by the harness: wrong-output" in accepts["v002"]["reason"]
+    assert not accepts["v003"]["promote"] and "within noise" in accepts["v003"]["reason"]   # 0.5 % < 2 % noise
+    assert accepts["v004"]["promote"] and accepts["v004"]["speedup"] > 1.9
+    assert out.best == "v004" and out.stop_reason == "budget: 4 candidates evaluated"
+    assert (out.session / "best" / "candidate.py").read_text().startswith("# d4")
+    folder = SessionFolder(out.session)
+    kinds = {m.version: m.kind for m in folder.memory()}
+    assert kinds == {"baseline": "baseline", "v001": "strategy", "v002": "anti-strategy",
+                     "v003": "anti-strategy", "v004": "strategy"}
+    assert "Best kernel: `v004`" in (out.session / "report.md").read_text()
+
+
+def test_stall_triggers_a_dropout_that_masks_half_the_unprotected_records(tmp_path):
+    proposer = ScriptedProposer([cand(t) for t in ORDER])
+    out = run(tmp_path / "s", tmp_path / "log", LoopConfig(iterations=6, stall=2, seed=3), resumed=False,
+              proposer=proposer)
+    drops = _events(out, "dropout")
+    assert drops and drops[0]["number"] == 1
+    masked = set(drops[0]["masked"])
+    folder = SessionFolder(out.session)
+    records = {m.id: m for m in folder.memory()}
+    assert masked and all(records[i].masked and records[i].masked_by == 1 for i in masked)
+    assert not records["m000"].masked                                 # the baseline record
+    inc = [a["version"] for a in _events(out, "accept") if a["promote"]]
+    for r in records.values():
+        if r.version in inc[-1:]:
+            assert not r.masked                                       # the incumbent's record
+    assert proposer.resets == 1
+    after = proposer.seen[-1]
+    assert masked.isdisjoint({m.id for m in after.memory}) and "m000" in {m.id for m in after.memory}
+
+
+def test_max_dropouts_and_exhaustion_stop_the_loop(tmp_path):
+    out = run(tmp_path / "s", tmp_path / "log", LoopConfig(iterations=50, stall=1, max_dropouts=2), resumed=False,
+              order=("d4", "a1", "b2", "c3", "e5", "f6"))
+    assert out.stop_reason == "2 dropouts in a row brought no improvement" and out.iterations == 4
+    out2 = run(tmp_path / "t", tmp_path / "log2", LoopConfig(iterations=50, stall=50), resumed=False)
+    assert out2.stop_reason == "the scripted has nothing left to try" and out2.iterations == 6
+    first = json.loads((out2.session / "events.jsonl").read_text().splitlines()[0])
+    assert first["kind"] == "config" and first["data"]["config"]["iterations"] == 50

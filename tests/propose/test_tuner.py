@@ -1,0 +1,86 @@
+"""The tuner on synthetic trial histories (no harness): screening, dispatch, tuning, exhaustion."""
+
+from pathlib import Path
+
+from aka.propose.tuner import Tuner, arch_ok, eligible
+from aka.spec.kernel import read_kernel_meta
+from aka.spec.load import load_op
+from aka.spec.memory import ProposalContext, Trial
+
+ROOT = Path(__file__).parents[2]
+SPEC = load_op(ROOT / "suites" / "llm-inference" / "rmsnorm")
+CPU = {"kind": "cpu", "name": "cpu", "vendor": "cpu", "arch": "cpu"}
+SHAPES = [s.id for s in SPEC.shapes]
+
+
+def ctx(trials=(), **kw):
+    return ProposalContext(op=SPEC.public_view(), device=CPU, iteration=len(trials), trials=list(trials), **kw)
+
+
+def trial(p, times, status="accepted"):
+    c = p.candidate
+    return Trial(candidate=c.hash, version="v", family=c.family, params=c.params, origin=c.origin, status=status,
+                 times_us=times, input_shapes={s: [[1, 2]] for s in times})
+
+
+def test_screens_every_eligible_family_at_defaults_first():
+    tuner = Tuner([ROOT / "reference_kernels"])
+    seen, trials = [], []
+    for _ in range(3):
+        p = tuner.propose(ctx(trials))
+        seen.append(p.candidate.family)
+        assert p.candidate.params == read_kernel_meta(ROOT / "reference_kernels" / p.candidate.family).defaults()
+        trials.append(trial(p, {s: 10.0 for s in SHAPES}))
+    assert sorted(seen) == ["rmsnorm/blocked_columns.py", "rmsnorm/multi_row_tile.py",
+                            "rmsnorm/one_row_registers.py"]
+
+
+def test_proposes_a_dispatcher_when_shapes_disagree_then_tunes_untried_points():
+    tuner = Tuner([ROOT / "reference_kernels"])
+    trials = []
+    fast = {"rmsnorm/blocked_columns.py": SHAPES[:3], "rmsnorm/multi_row_tile.py": SHAPES[3:]}
+    incumbent = None
+    for _ in range(3):
+        p = tuner.propose(ctx(trials, incumbent=incumbent))
+        wins = fast.get(p.candidate.family, [])
+        trials.append(trial(p, {s: 5.0 if s in wins else 10.0 for s in SHAPES}))
+        incumbent = incumbent or p.candidate
+    p = tuner.propose(ctx(trials, incumbent=incumbent))
+    assert p.candidate.origin == "dispatcher"
+    assert "blocked_columns" in p.candidate.source and "multi_row_tile" in p.candidate.source
+    trials.append(trial(p, {s: 5.0 for s in SHAPES}))
+    tried = {t.candidate for t in trials}
+    for _ in range(4):
+        p = tuner.propose(ctx(trials, incumbent=incumbent))
+        assert p.candidate.origin == "tuner" and p.candidate.hash not in tried
+        tried.add(p.candidate.hash)
+        trials.append(trial(p, {s: 7.0 for s in SHAPES}))
+
+
+def test_runs_out_when_every_point_was_measured(tmp_path):
+    src = (ROOT / "reference_kernels" / "rmsnorm" / "blocked_columns.py").read_text()
+    src = src.replace("BLOCK_N: {values: [256, 512, 1024, 2048, 4096], default: 1024}",
+                      "BLOCK_N: {values: [512, 1024], default: 1024}")
+    src = src.replace("NUM_WARPS: {values: [2, 4, 8, 16], default: 4}", "NUM_WARPS: {values: [4], default: 4}")
+    (tmp_path / "k.py").write_text(src)
+    tuner = Tuner([tmp_path])
+    trials = []
+    for _ in range(2):
+        p = tuner.propose(ctx(trials))
+        trials.append(trial(p, {s: 1.0 for s in SHAPES}))
+    assert {t.params["BLOCK_N"] for t in trials} == {512, 1024}
+    assert tuner.propose(ctx(trials)) is None
+
+
+def test_after_a_dropout_avoided_families_are_skipped_by_screening():
+    tuner = Tuner([ROOT / "reference_kernels"])
+    p = tuner.propose(ctx(avoid_families=("rmsnorm/blocked_columns.py", "rmsnorm/multi_row_tile.py"), dropouts=1))
+    assert p.candidate.family == "rmsnorm/one_row_registers.py"
+
+
+def test_eligibility_by_front_matter():
+    meta = read_kernel_meta(ROOT / "reference_kernels" / "rmsnorm" / "blocked_columns.py")
+    assert eligible(meta, SPEC.public_view(), CPU) == ""
+    other = {**SPEC.public_view(), "name": "softmax"}
+    assert "implements rmsnorm" in eligible(meta, other, CPU)
+    assert arch_ok(("sm80",), "sm90") and not arch_ok(("sm90a",), "sm100") and not arch_ok(("gfx942",), "sm90")

@@ -1,0 +1,44 @@
+import pytest
+
+from aka.spec.result import (FORMAT, Comparison, Decision, EvalResult, EvalStatus, Rejection, ShapeResult,
+                             Timing)
+
+
+def _result(status=EvalStatus.WRONG):
+    rej = [] if status is EvalStatus.ACCEPTED else [
+        Rejection("wrong-output", "out: 3 of 10 elements outside tolerance at shape secret-7", "c.py", 4,
+                  shape="secret-7")]
+    return EvalResult(status=status, op="rmsnorm", candidate="c.py", candidate_sha256="ab", mode="gpu",
+                      dtype="bfloat16", rejections=rej, log="x" * 5000,
+                      shapes=[ShapeResult("vis", {"n": 1}, time=Timing(2.0, 0.1, 0.01, 100, "graph")),
+                              ShapeResult("secret-7", {"n": 977}, held_out=True, correct=False)])
+
+
+def test_round_trip_carries_a_format_and_ignores_unknown_keys():
+    r = _result()
+    d = r.to_dict()
+    assert d["format"] == FORMAT
+    d["shapes"][0]["from_the_future"] = 1
+    d["from_the_future"] = {"x": 1}
+    back = EvalResult.from_dict(d)
+    assert back.shapes[0].time.median_us == 2.0 and back.status is EvalStatus.WRONG
+    d["format"] = "aka.eval/99"
+    with pytest.raises(ValueError, match="format"):
+        EvalResult.from_dict(d)
+
+
+def test_proposer_view_hides_held_out_shapes_and_their_ids():
+    view = _result().proposer_view()
+    text = repr(view)
+    assert "secret-7" not in text and "977" not in text
+    assert [s["id"] for s in view["shapes"]] == ["vis"]
+    assert view["held_out"] == "failed"
+    assert view["rejections"][0]["shape"] == "<held-out shape>"
+    assert len(view["log"]) == 2000
+
+
+def test_decision_round_trip():
+    d = Decision(False, "within noise", 1.004, 0.02,
+                 [Comparison(10, 9.96, 1.004, 0.02, 5, False, "graph", shape="a")],
+                 Rejection("crash", "died"))
+    assert Decision.from_dict(d.to_dict()) == d
