@@ -33,13 +33,12 @@ class KnowledgeRetriever:
 
 def ensure_index(kb: KnowledgeBase, roots: Sequence[Path], progress: bool = True) -> dict[str, Any]:
     """Ingest the shipped corpus when the index is empty or stale (incremental: unchanged files
-    are skipped by content hash). Returns the ingestion report."""
+    are skipped by content hash). A line on stderr says so; a bar only when `progress`."""
     from aka.knowledge.ingest import ingest
 
     present = [r for r in roots if Path(r).exists()]
-    if progress:
-        state = "empty" if kb.count() == 0 else "checking for changes in"
-        print(f"aka: knowledge base {state} the index: ingesting {', '.join(map(str, present))}",
-              file=sys.stderr, flush=True)
+    if kb.count() == 0:
+        print(f"aka: knowledge base empty: ingesting {', '.join(map(str, present))} (once; later runs "
+              "re-index only changed files)", file=sys.stderr, flush=True)
     report = ingest(kb, present, progress=progress and sys.stderr.isatty())
     return report.to_dict()

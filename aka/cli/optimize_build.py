@@ -69,11 +69,11 @@ def _retriever(req: OptimizeRequest, root: Path, kernel_roots: list[Path]):
         from aka.knowledge.chroma import ChromaKnowledgeBase
         from aka.knowledge.paths import default_kb_dir
 
-        kb = ChromaKnowledgeBase(default_kb_dir(req.kb_dir), make_embedder())
+        kb = ChromaKnowledgeBase(default_kb_dir(req.kb_dir), make_embedder(req.embedder))
     else:
         from aka.knowledge.memory import InMemoryKnowledgeBase
 
-        kb = InMemoryKnowledgeBase(make_embedder())
+        kb = InMemoryKnowledgeBase(make_embedder(req.embedder))
     ensure_index(kb, [root / "knowledge", *kernel_roots], progress=req.progress)
     return KnowledgeRetriever(kb)
 

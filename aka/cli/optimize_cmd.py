@@ -17,7 +17,9 @@ def register(app: typer.Typer) -> None:
 def optimize_command(
     op: Optional[Path] = typer.Argument(None, help="Folder with op.yaml, an op.yaml, or a KernelBench problem file "
                                                    "(optional with --resume)."),
-    iterations: int = typer.Option(10, "--iterations", min=1, help="Candidates to evaluate."),
+    iterations: Optional[int] = typer.Option(None, "--iterations", min=1,
+                                             help="Candidates to evaluate (default 10; with --resume, the "
+                                                  "session's own budget unless given)."),
     time_limit: Optional[float] = typer.Option(None, "--time-limit", min=0.1, help="Stop after this many minutes."),
     target_sol: Optional[float] = typer.Option(None, "--target-sol", min=0.0, max=1.0,
                                                help="Stop once the best kernel's weighted speed-of-light reaches this."),
@@ -30,6 +32,7 @@ def optimize_command(
     device: str = typer.Option("auto", "--device", help="auto, cuda or cpu (cpu: Triton interpreter)."),
     kb: str = typer.Option("auto", "--kb", help="Knowledge base: auto, chroma, memory or none."),
     kb_dir: Optional[Path] = typer.Option(None, "--kb-dir", help="Index folder (default: .aka/kb)."),
+    embedder: str = typer.Option("minilm-l6-v2", "--embedder", help="Embedding model of the knowledge base."),
     kernels: Optional[List[Path]] = typer.Option(None, "--kernels", help="Reference-kernel folders "
                                                                          "(default: the shipped reference_kernels/)."),
     reps: int = typer.Option(100, "--reps", min=10, help="Timed repetitions per measurement."),
@@ -47,15 +50,15 @@ def optimize_command(
             raise typer.BadParameter(f"--device must be auto, cuda or cpu, not {device!r}")
         if kb not in ("auto", "chroma", "memory", "none"):
             raise typer.BadParameter(f"--kb must be auto, chroma, memory or none, not {kb!r}")
-        config = LoopConfig(iterations=iterations, time_limit_min=time_limit, target_sol=target_sol, stall=stall,
+        config = LoopConfig(iterations=iterations or LoopConfig.iterations, time_limit_min=time_limit, target_sol=target_sol, stall=stall,
                             max_dropouts=max_dropouts, seed=seed, shapes=tuple(shape or ()))
         req = OptimizeRequest(op=str(op) if op else "", config=config, sessions_dir=sessions_dir, resume=resume,
-                              device=device, kb=kb, kb_dir=kb_dir, kernel_roots=tuple(kernels or ()), reps=reps,
-                              progress=not json_out)
+                              device=device, kb=kb, kb_dir=kb_dir, embedder=embedder, kernel_roots=tuple(kernels or ()), reps=reps,
+                              progress=not json_out, iterations_given=iterations is not None)
         outcome = run(req)
     if json_out:
-        print_json({"ok": outcome.ok, "session": str(outcome.session), "best": outcome.best,
-                    "stop_reason": outcome.stop_reason, "iterations": outcome.iterations, **outcome.summary})
+        print_json({**outcome.summary, "ok": outcome.ok, "session": str(outcome.session.resolve()),
+                    "best": outcome.best, "stop_reason": outcome.stop_reason, "iterations": outcome.iterations})
     else:
         _render(outcome)
     raise typer.Exit(0 if outcome.ok else 1)

@@ -103,6 +103,10 @@ class SessionFolder:
                              "(wait for it to finish, or stop it first)") from None
         self._lock = lock
 
+    @property
+    def locked(self) -> bool:
+        return self._lock is not None
+
     def unlock(self) -> None:
         if self._lock is not None:
             self._lock.release()

@@ -22,7 +22,7 @@ def summarize(folder: SessionFolder, spec: OpSpec) -> dict[str, Any]:
     accepts = [e.data for e in events.events if e.kind == "accept"]
     dropouts = [e.data for e in events.events if e.kind == "dropout"]
     return {
-        "session": folder.root.name, "op": spec.name, "best": best,
+        "id": folder.root.name, "op": spec.name, "best": best,
         "best_name": folder.candidate(best)[0].name if best else None,
         "stop_reason": stop.get("reason", "(still running or interrupted)"),
         "evaluated": len(evaluated),
@@ -64,7 +64,7 @@ def _shape_rows(result: EvalResult, spec: OpSpec) -> list[dict[str, Any]]:
 def write_report(folder: SessionFolder, spec: OpSpec) -> dict[str, Any]:
     """Write report.md and return its figures."""
     s = summarize(folder, spec)
-    lines = [f"# aka session {s['session']}: {spec.name}", ""]
+    lines = [f"# aka session {s['id']}: {spec.name}", ""]
     if s["best"] is None:
         lines += ["No correct and honest kernel was found.", ""]
     else:

@@ -36,11 +36,14 @@ class OptimizeRequest:
     kb: str = "auto"
     """'auto' (Chroma when installed, else in memory), 'chroma', 'memory' or 'none'."""
     kb_dir: Path | None = None
+    embedder: str = "minilm-l6-v2"
     kernel_roots: tuple[Path, ...] = ()
     trials: int = 3
     reps: int = 100
     timeout_s: float | None = None
     progress: bool = True
+    iterations_given: bool = True
+    """False when --iterations was left out: a resumed session keeps its recorded budget."""
 
 
 @dataclass
@@ -124,26 +127,31 @@ def environment() -> dict[str, Any]:
 
 
 def open_session(req: OptimizeRequest, spec: OpSpec) -> tuple[SessionFolder, LoopConfig, bool]:
-    """(folder, config, resumed): a new session, or the one named by --resume with its own config."""
+    """(folder, config, resumed), the folder locked for this process: a new session, or the one
+    named by --resume with its recorded config (a larger --iterations extends its budget)."""
     if req.resume:
         folder = SessionFolder(resolve(req.resume, req.sessions_dir))
-        meta = folder.meta()
-        cfg = meta.get("config", {})
-        config = LoopConfig(**{**cfg, "shapes": tuple(cfg.get("shapes", ())),
-                               "iterations": max(req.config.iterations, cfg.get("iterations", 0))})
+        folder.lock()
+        cfg = folder.meta().get("config", {})
+        budget = req.config.iterations if req.iterations_given else cfg.get("iterations", req.config.iterations)
+        config = LoopConfig(**{**cfg, "shapes": tuple(cfg.get("shapes", ())), "iterations": budget})
         return folder, config, True
     sid = new_id(spec.name)
     meta = {"op": {"name": spec.name, "path": spec.path}, "config": req.config.to_dict(),
             "request": {k: str(v) for k, v in asdict(req).items() if k != "config"},
             "environment": environment()}
-    return SessionFolder.create(req.sessions_dir, sid, meta), req.config, False
+    folder = SessionFolder.create(req.sessions_dir, sid, meta)
+    folder.lock()
+    return folder, req.config, False
 
 
 def run_session(folder: SessionFolder, spec: OpSpec, config: LoopConfig, evaluator: Evaluator,
                 proposer: Proposer, *, retriever: Retriever | None = None, profiler: Profiler | None = None,
                 progress: bool = True, resumed: bool = False, extra_hooks: tuple = ()) -> Outcome:
-    """Run (or resume) the loop of one session folder to its stop, then write the report."""
-    folder.lock()
+    """Run (or resume) the loop of one session folder to its stop, then write the report (the
+    folder is locked here unless its opener already holds the lock)."""
+    if not folder.locked:
+        folder.lock()
     journal = Journal(folder.journal_path)
     try:
         hooks = MultiHook(journal, Progress(progress), BaselineSaver(folder, evaluator), *extra_hooks)
@@ -159,7 +167,7 @@ def run_session(folder: SessionFolder, spec: OpSpec, config: LoopConfig, evaluat
             conn.close()
         best = folder.best_version()
         summary = reports.write_report(folder, spec)
-        return Outcome(folder.root, final.get("stop_reason", ""), best, final.get("iteration", 0), summary)
+        return Outcome(folder.root.resolve(), final.get("stop_reason", ""), best, final.get("iteration", 0), summary)
     finally:
         folder.unlock()
 

@@ -1,0 +1,91 @@
+"""`aka optimize` end to end on the CPU interpreter: the tuner, a real session, kill -9 and --resume."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[2]
+RMSNORM = ROOT / "suites" / "llm-inference" / "rmsnorm"
+
+
+def aka(*args, cwd, timeout=600):
+    return subprocess.run([sys.executable, "-m", "aka", *map(str, args)], cwd=cwd, capture_output=True,
+                          text=True, timeout=timeout, env={**os.environ, "AKA_DEVICE": "cpu"})
+
+
+def test_bad_operator_exits_2_and_creates_nothing(tmp_path):
+    out = aka("optimize", tmp_path / "missing", "--sessions-dir", tmp_path / "s", cwd=tmp_path)
+    assert out.returncode == 2 and "no such file" in out.stderr
+    out = aka("optimize", RMSNORM, "--shape", "nope", "--sessions-dir", tmp_path / "s", cwd=tmp_path)
+    assert out.returncode == 2 and "unknown shape id" in out.stderr
+    assert not (tmp_path / "s").exists()
+
+
+def test_tuner_session_on_the_interpreter_is_complete(tmp_path):
+    out = aka("optimize", RMSNORM, "--iterations", "2", "--kb", "memory", "--embedder", "hash",
+              "--sessions-dir", tmp_path / "s", "--json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["ok"] and doc["best"] in ("v001", "v002") and doc["evaluated"] == 2
+    assert doc["mode"] == "cpu-interpreter"
+    assert all(not r["speedup"] and r["sol"] is None for r in doc["shapes"])   # never GPU figures here
+    s = Path(doc["session"])
+    for name in ("session.json", "events.jsonl", "checkpoint.sqlite", "report.md", "best/candidate.py",
+                 "best/eval.json", "candidates/v001/candidate.py", "candidates/v002/eval.json", "memory/m001.json"):
+        assert (s / name).is_file(), name
+    events = [json.loads(line) for line in (s / "events.jsonl").read_text().splitlines()]
+    assert events[0]["kind"] == "config" and events[-1]["kind"] == "stop"
+    retrieve = next(e for e in events if e["kind"] == "retrieve")
+    assert retrieve["data"]["hits"], "the empty index was filled from the shipped corpus"
+    assert "knowledge base empty" in out.stderr
+    meta = json.loads((s / "session.json").read_text())
+    assert meta["environment"]["torch"] and "git_commit" in meta["environment"]
+    report = (s / "report.md").read_text()
+    assert "CPU wall times through Triton's interpreter" in report
+
+
+def test_kill_9_then_resume_keeps_every_candidate(tmp_path):
+    sessions = tmp_path / "s"
+    proc = subprocess.Popen([sys.executable, "-m", "aka", "optimize", str(RMSNORM), "--iterations", "3",
+                             "--kb", "none", "--sessions-dir", str(sessions)], cwd=tmp_path,
+                            env={**os.environ, "AKA_DEVICE": "cpu"}, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.time() + 300
+    journal = None
+    while time.time() < deadline:
+        found = list(sessions.glob("*/events.jsonl"))
+        if found and '"kind": "accept"' in found[0].read_text():
+            journal = found[0]
+            break
+        time.sleep(0.2)
+    assert journal is not None, "the run never got to its first accept"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    time.sleep(0.5)
+    out = aka("optimize", "--resume", journal.parent.name, "--kb", "none", "--sessions-dir", sessions, "--json",
+              cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    events = [json.loads(line) for line in journal.read_text().splitlines()]
+    fresh = [e["data"]["version"] for e in events if e["kind"] == "evaluate" and not e["data"]["recovered"]]
+    assert sorted(set(fresh)) == ["v001", "v002", "v003"] and len(fresh) == len(set(fresh))
+    assert any(e["kind"] == "resume" for e in events)
+    assert json.loads(out.stdout)["best"] is not None
+
+
+def test_a_second_optimize_on_a_running_session_is_refused(tmp_path):
+    from aka.sessions.folder import SessionFolder
+
+    folder = SessionFolder.create(tmp_path / "s", "20260101-000000-rmsnorm",
+                                  {"op": {"name": "rmsnorm", "path": str(RMSNORM / "op.yaml")}, "config": {}})
+    folder.lock()
+    try:
+        out = aka("optimize", "--resume", folder.root.name, "--sessions-dir", tmp_path / "s", cwd=tmp_path)
+        assert out.returncode == 2 and "in use by another aka process" in out.stderr
+    finally:
+        folder.unlock()
