@@ -7,6 +7,7 @@ repeated, so `--resume` after `kill -9` loses nothing and evaluates nothing twic
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from aka.agent import memory as mem
@@ -159,8 +160,8 @@ def accept(state: AgentState, deps: Deps) -> dict[str, Any]:
         elif incumbent == version:
             decision = Decision(False, "already the incumbent")
         else:
-            decision = deps.evaluator.compare(deps.spec, deps.store.candidate(incumbent),
-                                              deps.store.candidate(version))
+            decision = _screen(deps, deps.store.get_eval(incumbent), result) or deps.evaluator.compare(
+                deps.spec, deps.store.candidate(incumbent), deps.store.candidate(version))
         deps.store.put_decision(version, decision)
     deps.hooks.emit("accept", {"version": version, "promote": decision.promote, "reason": decision.reason,
                                "speedup": decision.speedup, "noise": decision.noise,
@@ -174,6 +175,28 @@ def accept(state: AgentState, deps: Deps) -> dict[str, Any]:
     else:
         update["stall"] = state.get("stall", 0) + 1
     return update
+
+
+SCREEN_MARGIN = 0.03
+"""A candidate whose evaluation times are this much slower (weighted) than the incumbent's is
+rejected without the interleaved comparison, which only a contender needs."""
+
+
+def _screen(deps: Deps, incumbent: EvalResult | None, result: EvalResult) -> Decision | None:
+    """Reject a clear loser from the evaluation times both already have; None: compare them."""
+    if incumbent is None:
+        return None
+    mine, theirs = _times(result), _times(incumbent)
+    weights = {s.id: s.weight for s in deps.spec.shapes}
+    common = [sid for sid in mine if sid in theirs and mine[sid] > 0 and theirs[sid] > 0]
+    if not common:
+        return None
+    total = sum(weights.get(sid, 1.0) for sid in common)
+    ratio = math.exp(sum(weights.get(sid, 1.0) * math.log(theirs[sid] / mine[sid]) for sid in common) / total)
+    if ratio >= 1.0 - SCREEN_MARGIN:
+        return None
+    return Decision(False, f"slower by its evaluation times: {ratio:.3f}x weighted against the incumbent "
+                           "(no interleaved comparison needed)", speedup=ratio)
 
 
 def reflect(state: AgentState, deps: Deps) -> dict[str, Any]:

@@ -214,8 +214,8 @@ class Evaluator:
 
 
 def weigh(comparisons: list[Comparison], weights: dict[str, float]) -> Decision:
-    """Promote when the weighted geometric-mean speedup beats the weighted noise threshold and no
-    shape got slower by more than its own noise."""
+    """Promote when the weighted geometric-mean speedup beats the weighted noise threshold; shapes
+    that got slower beyond their own noise are named in the reason."""
     if not comparisons:
         return Decision(promote=False, reason="no shape was compared")
     w = [max(weights.get(c.shape, 1.0), 0.0) or 1e-9 for c in comparisons]
@@ -223,13 +223,14 @@ def weigh(comparisons: list[Comparison], weights: dict[str, float]) -> Decision:
     speedup = math.exp(sum(wi * math.log(c.speedup) for wi, c in zip(w, comparisons)) / total)
     noise = sum(wi * c.noise for wi, c in zip(w, comparisons)) / total
     slower = [c.shape for c in comparisons if c.speedup < 1.0 - c.noise]
-    if slower:
-        return Decision(False, f"slower beyond noise at {', '.join(slower)} "
-                               f"(weighted {speedup:.3f}x)", speedup, noise, comparisons)
-    if speedup - 1.0 <= noise:
-        return Decision(False, f"within noise: {speedup:.3f}x weighted, noise {noise:.3f}",
+    note = f"; slower beyond noise at {', '.join(slower)}" if slower else ""
+    if speedup < 1.0:
+        return Decision(False, f"slower: {speedup:.3f}x weighted, noise {noise:.3f}{note}",
                         speedup, noise, comparisons)
-    return Decision(True, f"{speedup:.3f}x weighted, noise {noise:.3f}", speedup, noise, comparisons)
+    if speedup - 1.0 <= noise:
+        return Decision(False, f"within noise: {speedup:.3f}x weighted, noise {noise:.3f}{note}",
+                        speedup, noise, comparisons)
+    return Decision(True, f"{speedup:.3f}x weighted, noise {noise:.3f}{note}", speedup, noise, comparisons)
 
 
 def _compare_failure(reply: dict[str, Any], candidate: str) -> Rejection | None:

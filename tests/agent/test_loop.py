@@ -59,3 +59,21 @@ def test_max_dropouts_and_exhaustion_stop_the_loop(tmp_path):
     assert out2.stop_reason == "the scripted has nothing left to try" and out2.iterations == 6
     first = json.loads((out2.session / "events.jsonl").read_text().splitlines()[0])
     assert first["kind"] == "config" and first["data"]["config"]["iterations"] == 50
+
+
+def test_a_clear_loser_is_rejected_from_its_evaluation_times_without_a_comparison(tmp_path):
+    out = run(tmp_path / "s", tmp_path / "log", LoopConfig(iterations=2, stall=10), resumed=False, order=("d4", "e5"))
+    second = _events(out, "accept")[1]
+    assert not second["promote"] and "slower by its evaluation times: 0.833x" in second["reason"]
+    assert SessionFolder(out.session).get_decision("v002").comparisons == []
+
+
+def test_weighing_follows_the_shape_weights():
+    from aka.evaluate.evaluator import weigh
+    from aka.spec.result import Comparison
+
+    fast_heavy = [Comparison(10, 5, 2.0, 0.02, 5, True, "graph", shape="a"),
+                  Comparison(10, 12.5, 0.8, 0.02, 5, False, "graph", shape="b")]
+    d = weigh(fast_heavy, {"a": 0.9, "b": 0.1})
+    assert d.promote and d.speedup > 1.8 and "slower beyond noise at b" in d.reason
+    assert not weigh(fast_heavy, {"a": 0.1, "b": 0.9}).promote

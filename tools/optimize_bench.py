@@ -1,0 +1,108 @@
+"""Run `aka optimize` (the embedded tuner) over operators and tabulate what it found.
+
+    python tools/optimize_bench.py rmsnorm softmax ... [--suite suites/llm-inference]
+        [--iterations 14] [--out DIR] [--sessions-dir DIR] [--kb none] [--render FILE]
+
+Per operator: one `aka optimize OP --json` session (its wall time, the candidates it evaluated),
+then per shape the best kernel's time, its timing method, eager and torch.compile timed the same
+way in the same worker, the speedups and the speed-of-light (datasheet, and launch-adjusted for
+short kernels). Writes optimize_bench.json and optimize_bench.md under --out and prints the table.
+On the CPU interpreter the figures are interpreter wall times and the table says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_op(op: Path, args: argparse.Namespace) -> dict:
+    cmd = [sys.executable, "-m", "aka", "optimize", str(op), "--iterations", str(args.iterations),
+           "--kb", args.kb, "--sessions-dir", str(args.sessions_dir), "--json", "--reps", str(args.reps)]
+    if args.time_limit:
+        cmd += ["--time-limit", str(args.time_limit)]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    wall = time.perf_counter() - t0
+    (args.out / f"{op.name}.stderr.txt").write_text(proc.stderr[-20000:])
+    try:
+        doc = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        doc = {"ok": False, "error": proc.stderr[-2000:]}
+    doc.update(op=op.name, wall_s=round(wall, 1), exit=proc.returncode)
+    return doc
+
+
+def rows(doc: dict) -> list[list[str]]:
+    out = []
+    for r in doc.get("shapes", []):
+        b, s = r["baselines_us"], r["speedup"]
+        out.append([doc["op"], r["shape"], r["phase"], _f(r["time_us"]), r["method"] or "",
+                    _f(b.get("eager")), _f(b.get("torch.compile")), _f(s.get("eager"), "{:.2f}×"),
+                    _f(s.get("torch.compile"), "{:.2f}×"), _f(r["sol"], "{:.3f}"),
+                    _f(r["sol_launch_adjusted"], "{:.3f}")])
+    return out
+
+
+def _f(x, fmt="{:.2f}") -> str:
+    return "n/a" if x is None else fmt.format(x)
+
+
+def render(docs: list[dict]) -> str:
+    head = ["op", "shape", "phase", "best µs", "timing", "eager µs", "compile µs", "× eager", "× compile",
+            "SOL", "SOL launch-adj."]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for d in docs:
+        lines += ["| " + " | ".join(r) + " |" for r in rows(d)]
+    lines += ["", "| op | best kernel | candidates | wall s | candidates / min | stop |", "|---|---|---|---|---|---|"]
+    total_c = total_s = 0.0
+    for d in docs:
+        n, w = d.get("evaluated", 0), d["wall_s"]
+        total_c, total_s = total_c + n, total_s + w
+        lines.append(f"| {d['op']} | {d.get('best_name') or d.get('error', '')[:60]} | {n} | {w:.0f} | "
+                     f"{60 * n / w:.1f} | {d.get('stop_reason', '')} |")
+    lines.append(f"| all | | {total_c:.0f} | {total_s:.0f} | {60 * total_c / max(total_s, 1e-9):.1f} | |")
+    if any(d.get("mode") == "cpu-interpreter" for d in docs):
+        lines.append("\nCPU interpreter: times are wall-clock interpreter times, not GPU performance.")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("ops", nargs="*")
+    ap.add_argument("--suite", type=Path, default=ROOT / "suites" / "llm-inference")
+    ap.add_argument("--iterations", type=int, default=14)
+    ap.add_argument("--time-limit", type=float, default=None, help="minutes per operator")
+    ap.add_argument("--reps", type=int, default=100)
+    ap.add_argument("--kb", default="none")
+    ap.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", "out")))
+    ap.add_argument("--sessions-dir", type=Path, default=None)
+    ap.add_argument("--render", type=Path, default=None, help="re-render a saved optimize_bench.json")
+    args = ap.parse_args(argv)
+    if args.render:
+        print(render(json.loads(args.render.read_text())))
+        return 0
+    args.out.mkdir(parents=True, exist_ok=True)
+    args.sessions_dir = (args.sessions_dir or args.out / "sessions").resolve()
+    docs = []
+    for name in args.ops:
+        doc = run_op(args.suite / name, args)
+        docs.append(doc)
+        (args.out / "optimize_bench.json").write_text(json.dumps(docs, indent=1))
+        print(f"{name}: exit {doc['exit']}, {doc.get('evaluated', 0)} candidates in {doc['wall_s']} s",
+              file=sys.stderr, flush=True)
+    table = render(docs)
+    (args.out / "optimize_bench.md").write_text(table + "\n")
+    print(table)
+    return 0 if all(d.get("ok") for d in docs) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
