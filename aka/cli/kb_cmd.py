@@ -81,7 +81,7 @@ def search_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document on stdout."),
 ) -> None:
     """Hybrid search (dense + BM25, fused) inside hard scope filters."""
-    from aka.knowledge.records import LAYERS, Scope
+    from aka.spec.knowledge import LAYERS, Scope
 
     if k < 1:
         raise InputError("-k: must be at least 1")

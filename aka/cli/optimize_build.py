@@ -71,7 +71,7 @@ def _retriever(req: OptimizeRequest, root: Path, kernel_roots: list[Path]):
 
         kb = ChromaKnowledgeBase(default_kb_dir(req.kb_dir), make_embedder(req.embedder))
     else:
-        from aka.knowledge.memory import InMemoryKnowledgeBase
+        from aka.knowledge.inmemory import InMemoryKnowledgeBase
 
         kb = InMemoryKnowledgeBase(make_embedder(req.embedder))
     ensure_index(kb, [root / "knowledge", *kernel_roots], progress=req.progress)

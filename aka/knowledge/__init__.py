@@ -8,8 +8,8 @@ from aka.knowledge.base import Embedder, KnowledgeBase
 from aka.knowledge.chroma import ChromaKnowledgeBase
 from aka.knowledge.embed import HashEmbedder, MiniLMEmbedder, make_embedder
 from aka.knowledge.ingest import ingest
-from aka.knowledge.memory import InMemoryKnowledgeBase
-from aka.knowledge.records import LAYERS, Chunk, Hit, IngestReport, Scope, Skipped
+from aka.knowledge.inmemory import InMemoryKnowledgeBase
+from aka.spec.knowledge import LAYERS, Chunk, Hit, IngestReport, Scope, Skipped
 from aka.knowledge.retrieve import build_query
 
 __all__ = [

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Protocol, runtime_checkable
 
-from aka.knowledge.records import Chunk, Hit, Scope
+from aka.spec.knowledge import Chunk, Hit, Scope
 
 
 @runtime_checkable

@@ -15,7 +15,7 @@ from aka.errors import EnvironmentMissing, KnowledgeError
 from aka.knowledge.base import Embedder
 from aka.knowledge.embed import DEFAULT_EMBEDDER, make_embedder
 from aka.knowledge.paths import default_kb_dir
-from aka.knowledge.records import LAYERS, Chunk, Scope
+from aka.spec.knowledge import LAYERS, Chunk, Scope
 from aka.knowledge.retrieve import HybridSearch
 
 FORMAT = 1

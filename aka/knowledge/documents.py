@@ -10,7 +10,7 @@ from pathlib import Path
 from aka.knowledge.chunking import Piece, chunk_markdown, chunk_python, chunk_text
 from aka.knowledge.html import html_to_markdown
 from aka.knowledge.frontmatter import DocMeta, doc_meta, kernel_doc_meta, split_front_matter
-from aka.knowledge.records import Chunk
+from aka.spec.knowledge import Chunk
 from aka.spec.kernel import read_kernel_meta
 
 SUFFIXES = {

@@ -12,7 +12,7 @@ from aka.errors import InputError, SpecError
 from aka.knowledge.base import KnowledgeBase
 from aka.knowledge.documents import MAX_BYTES, Skip, document_chunks, kind_of, read_file
 from aka.knowledge.paths import repo_root, source_name, source_path
-from aka.knowledge.records import LAYERS, Chunk, IngestReport, Skipped
+from aka.spec.knowledge import LAYERS, Chunk, IngestReport, Skipped
 
 SKIP_DIRS = {"__pycache__", "node_modules", "venv", "site-packages", "build", "dist"}
 """Folders never walked (besides hidden ones such as .git, .venv and .aka)."""

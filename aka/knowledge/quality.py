@@ -12,7 +12,7 @@ import yaml
 from aka.errors import InputError
 from aka.knowledge.base import KnowledgeBase
 from aka.knowledge.ingest import default_layer
-from aka.knowledge.records import FILTER_KEYS, LAYERS, Scope
+from aka.spec.knowledge import FILTER_KEYS, LAYERS, Scope
 
 
 def stats(kb: KnowledgeBase) -> dict[str, Any]:

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from aka.knowledge.records import Chunk, Hit, Scope
+from aka.spec.knowledge import Chunk, Hit, Scope
 
 RRF_K = 60
 """Reciprocal-rank-fusion constant: a result ranked r contributes 1 / (RRF_K + r)."""

@@ -1,4 +1,4 @@
-"""Knowledge-base records: chunks, search scopes, hits and ingestion reports."""
+"""Knowledge records that cross the loop's boundaries: chunks, search scopes, hits and ingestion reports."""
 
 from __future__ import annotations
 

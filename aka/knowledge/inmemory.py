@@ -9,7 +9,7 @@ from contextlib import AbstractContextManager
 
 from aka.knowledge.base import Embedder
 from aka.knowledge.embed import HashEmbedder
-from aka.knowledge.records import LAYERS, Chunk, Scope
+from aka.spec.knowledge import LAYERS, Chunk, Scope
 from aka.knowledge.retrieve import HybridSearch
 
 
