@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Protocol, runtime_checkable
 
+from aka.errors import EnvironmentMissing
 from aka.evaluate.evaluator import EvalOptions, Evaluator as Judge, weigh
 from aka.spec.candidate import Candidate
 from aka.spec.op import OpSpec
@@ -54,6 +55,8 @@ class HarnessEvaluator:
 
     def evaluate(self, spec: OpSpec, candidate: Candidate, path: Path) -> EvalResult:
         result = self.judge.evaluate(spec, path, replace(self.options, baselines=()))
+        if result.status in (EvalStatus.CRASH, EvalStatus.TIMEOUT) and not self.interpreter:
+            self.gpu_check()
         if result.device:
             self.device = describe_device(result.device)
         if result.accepted and self.options.time:
@@ -63,6 +66,17 @@ class HarnessEvaluator:
     def compare(self, spec: OpSpec, incumbent: tuple[Candidate, Path], candidate: tuple[Candidate, Path]) -> Decision:
         return self.judge.compare(spec, incumbent[1], candidate[1], replace(self.options, baselines=()),
                                   rounds=self.rounds, weights={s.id: s.weight for s in spec.shapes})
+
+    def gpu_check(self, probe: Callable[[], dict] | None = None) -> None:
+        """After a crash or hang on the GPU: if the GPU itself is gone, the machine failed, not the
+        candidate; raise EnvironmentMissing (exit 3) before the result is recorded, so that a
+        resumed session evaluates this candidate again on a working GPU."""
+        from aka.hardware.nvml import device_info
+
+        info = (probe or device_info)()
+        if not info.get("available", True):
+            raise EnvironmentMissing(f"the GPU disappeared while a candidate ran ({info.get('reason')}); "
+                                     "the session is resumable with --resume once the GPU is back")
 
     def _fill_baselines(self, spec: OpSpec, result: EvalResult) -> None:
         timed = [s for s in result.shapes if s.time is not None and not s.held_out]

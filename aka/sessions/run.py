@@ -14,7 +14,7 @@ from typing import Any
 from aka.agent.deps import Deps, MultiHook, Profiler, Retriever
 from aka.agent.graph import build_graph, initial_state, recursion_limit
 from aka.agent.state import LoopConfig
-from aka.errors import InputError
+from aka.errors import AkaError, InputError
 from aka.evaluate.harness import Evaluator
 from aka.propose.base import Proposer
 from aka.sessions import report as reports
@@ -163,6 +163,10 @@ def run_session(folder: SessionFolder, spec: OpSpec, config: LoopConfig, evaluat
         conn = sqlite3.connect(str(folder.checkpoint_path), check_same_thread=False)
         try:
             final = _invoke(deps, conn, folder.root.name, config, resumed, journal)
+        except AkaError as exc:
+            journal.emit("error", {"type": type(exc).__name__, "message": str(exc), "exit_code": exc.exit_code,
+                                   "resumable": True})
+            raise
         finally:
             conn.close()
         best = folder.best_version()

@@ -77,3 +77,16 @@ def test_weighing_follows_the_shape_weights():
     d = weigh(fast_heavy, {"a": 0.9, "b": 0.1})
     assert d.promote and d.speedup > 1.8 and "slower beyond noise at b" in d.reason
     assert not weigh(fast_heavy, {"a": 0.1, "b": 0.9}).promote
+
+
+def test_a_gpu_that_disappears_ends_the_run_resumably_with_exit_3(tmp_path):
+    import pytest
+
+    from aka.errors import EnvironmentMissing
+    from aka.evaluate.harness import HarnessEvaluator
+
+    harness = HarnessEvaluator.__new__(HarnessEvaluator)
+    with pytest.raises(EnvironmentMissing) as err:
+        harness.gpu_check(lambda: {"available": False, "reason": "NVML: GPU is lost"})
+    assert err.value.exit_code == 3 and "--resume" in str(err.value)
+    harness.gpu_check(lambda: {"available": True, "name": "NVIDIA H200"})      # a live GPU: the candidate's fault
