@@ -35,7 +35,7 @@ def run(req: OptimizeRequest) -> Outcome:
         load_baselines(evaluator, folder)
         retriever = _retriever(req, root, roots)
         profiler = None if evaluator.interpreter else _profiler()
-        return run_session(folder, spec, config, evaluator, Tuner(roots), retriever=retriever,
+        return run_session(folder, spec, config, evaluator, Tuner(roots, source_root=root), retriever=retriever,
                            profiler=profiler, progress=req.progress, resumed=resumed)
 
 

@@ -88,8 +88,10 @@ class Tuner:
 
     name = "tuner"
 
-    def __init__(self, kernel_roots: list[Path]):
+    def __init__(self, kernel_roots: list[Path], source_root: Path | None = None):
         self.kernel_roots = [Path(r) for r in kernel_roots]
+        self.source_root = Path(source_root) if source_root else None
+        """Where retrieved snippets' relative source paths resolve (the repository root)."""
         self._catalog: list[Family] | None = None
         self.skipped: list[str] = []
 
@@ -101,6 +103,7 @@ class Tuner:
         """Eligible kernel families, retrieval's best first, then by path."""
         if self._catalog is None:
             self._catalog = self._scan(ctx)
+        self._adopt_retrieved(ctx)
         rank = {s.source: i for i, s in enumerate(ctx.knowledge)}
         return sorted(self._catalog, key=lambda f: (min((v for k, v in rank.items() if k.endswith(f.key)),
                                                         default=len(rank)), f.key))
@@ -124,6 +127,28 @@ class Tuner:
                 seen.add(key)
                 found.append(Family(key, meta, path.read_text()))
         return found
+
+    def _adopt_retrieved(self, ctx: ProposalContext) -> None:
+        """Kernel files found by retrieval outside the kernel roots join the catalog only when their
+        front matter says they implement this operator and they fit the device."""
+        known = {f.key for f in self._catalog or []}
+        for snip in ctx.knowledge:
+            if snip.layer != "reference" or ctx.op["name"] not in snip.ops or self.source_root is None:
+                continue
+            path = self.source_root / snip.source
+            if snip.source in known or not path.is_file() or any(snip.source.endswith(k) for k in known):
+                continue
+            try:
+                meta = read_kernel_meta(path)
+            except SpecError as exc:
+                self.skipped.append(str(exc))
+                continue
+            why = eligible(meta, ctx.op, ctx.device)
+            if why:
+                self.skipped.append(f"{snip.source}: {why}")
+            else:
+                self._catalog.append(Family(snip.source, meta, path.read_text()))
+                known.add(snip.source)
 
     # --- proposing ----------------------------------------------------------------------------
     def propose(self, ctx: ProposalContext) -> Proposal | None:

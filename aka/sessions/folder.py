@@ -20,6 +20,7 @@ import json
 import os
 import re
 import shutil
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -147,7 +148,16 @@ class SessionFolder:
         return sorted(d.name for d in (self.root / "candidates").glob("v*") if (d / "candidate.json").is_file())
 
     def put_eval(self, version: str, result: EvalResult) -> None:
-        write_json(self._dir(version) / "eval.json", result.to_dict())
+        """Stored with paths relative to the session folder, so the folder can move."""
+        rel = replace(result, candidate=self._relative(result.candidate),
+                      rejections=[replace(r, file=self._relative(r.file)) for r in result.rejections])
+        write_json(self._dir(version) / "eval.json", rel.to_dict())
+
+    def _relative(self, path: str) -> str:
+        try:
+            return Path(path).resolve().relative_to(self.root.resolve()).as_posix() if path else path
+        except ValueError:
+            return path
 
     def get_eval(self, version: str) -> EvalResult | None:
         f = self._dir(version) / "eval.json"

@@ -84,3 +84,18 @@ def test_eligibility_by_front_matter():
     other = {**SPEC.public_view(), "name": "softmax"}
     assert "implements rmsnorm" in eligible(meta, other, CPU)
     assert arch_ok(("sm80",), "sm90") and not arch_ok(("sm90a",), "sm100") and not arch_ok(("gfx942",), "sm90")
+
+
+def test_retrieved_kernels_join_only_when_their_front_matter_names_the_operator(tmp_path):
+    from aka.spec.memory import Snippet
+
+    src = (ROOT / "reference_kernels" / "rmsnorm" / "blocked_columns.py").read_text()
+    (tmp_path / "upstream").mkdir()
+    (tmp_path / "upstream" / "rms.py").write_text(src)
+    (tmp_path / "upstream" / "other.py").write_text(src.replace("op: rmsnorm", "op: layernorm"))
+    tuner = Tuner([ROOT / "reference_kernels"], source_root=tmp_path)
+    hits = [Snippet("upstream/rms.py", "", "", "reference", 1.0, ops=("rmsnorm",)),
+            Snippet("upstream/other.py", "", "", "reference", 0.9, ops=("rmsnorm",))]
+    keys = [f.key for f in tuner.families(ctx(knowledge=hits))]
+    assert "upstream/rms.py" in keys and "upstream/other.py" not in keys
+    assert any("upstream/other.py: implements layernorm" in s for s in tuner.skipped)
