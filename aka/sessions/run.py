@@ -121,8 +121,9 @@ class BaselineSaver:
 
 
 def environment() -> dict[str, Any]:
-    """Versions and the git commit of this aka (recorded in session.json)."""
+    """Versions, the git commit of this aka and the GPU with its driver (recorded in session.json)."""
     import aka
+    from aka.hardware.nvml import device_info
 
     env: dict[str, Any] = {"aka": aka.__version__, "python": platform.python_version(),
                            "platform": platform.platform()}
@@ -137,6 +138,7 @@ def environment() -> dict[str, Any]:
                                            text=True, timeout=10).stdout.strip() or None
     except (OSError, subprocess.TimeoutExpired):
         env["git_commit"] = None
+    env["gpu"] = device_info()
     return env
 
 
