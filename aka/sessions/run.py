@@ -127,11 +127,13 @@ def environment() -> dict[str, Any]:
 
     env: dict[str, Any] = {"aka": aka.__version__, "python": platform.python_version(),
                            "platform": platform.platform()}
-    for mod in ("torch", "triton", "langgraph", "optuna"):
+    from importlib.metadata import PackageNotFoundError, version
+
+    for dist in ("torch", "triton", "langgraph", "optuna"):
         try:
-            env[mod] = __import__(mod).__version__
-        except Exception:  # noqa: BLE001 - a missing package is recorded as such
-            env[mod] = None
+            env[dist] = version(dist)
+        except PackageNotFoundError:
+            env[dist] = None
     try:
         root = Path(aka.__file__).resolve().parents[1]
         env["git_commit"] = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
