@@ -25,7 +25,7 @@ def _version(pkg: str) -> str:
 def report() -> dict:
     """Versions, device, datasheet entry, calibration cache, isolation and profiler availability."""
     from aka.evaluate.evaluator import detect_device
-    from aka.evaluate.pool import network_isolation
+    from aka.evaluate.pool import ISOLATION_LAYERS, isolation, network_isolation
     from aka.hardware import calibrate as cal
     from aka.hardware.devices import lookup
 
@@ -37,6 +37,8 @@ def report() -> dict:
                                               "sentence-transformers")},
         "device": device,
         "network_isolation": " ".join(network_isolation()) or "unavailable",
+        "isolation_layers": {layer: ("present" if layer in isolation()[1] else "missing")
+                             for layer in ISOLATION_LAYERS},
         "profilers": {t: shutil.which(t) or "not found" for t in ("ncu", "nsys", "rocprofv3", "rocprof")},
     }
     if device == "cuda":

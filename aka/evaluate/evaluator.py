@@ -24,7 +24,7 @@ from aka.spec.result import (Comparison, Decision, EvalResult, EvalStatus, Rejec
 
 WRONG = {"wrong-output", "wrong-mutation", "wrong-dtype", "wrong-shape", "wrong-device",
          "unwritten-output"}
-ERRORS = {"load-error", "runtime-error", "syntax", "no-model-new"}
+ERRORS = {"load-error", "runtime-error", "syntax", "no-model-new", "candidate-exit"}
 LOW_PRECISION = {"bfloat16", "float16", "float8_e4m3fn", "float8_e5m2"}
 
 
@@ -41,6 +41,9 @@ class EvalOptions:
     baselines: tuple[str, ...] | None = None
     """None: the spec's baselines."""
     reps: int = 100
+    review: bool = True
+    """Test-only switch: skip the static review so tests can prove the sandbox holds for code the
+    review would have refused. The command line never exposes it."""
     memory_limit_gb: float = 16.0
     """Address-space limit of a candidate's process on the CPU (not applied on a GPU, where it
     would break CUDA initialization)."""
@@ -120,7 +123,7 @@ class Evaluator:
         dtype, rows, notes = self.plan(spec, options)
         mode = "cpu-interpreter" if self.interpreter else "gpu"
         base = dict(op=spec.name, candidate=path, candidate_sha256=sha, mode=mode, dtype=dtype)
-        static = review(source, path)
+        static = review(source, path) if options.review else []
         if static:
             return EvalResult(status=status_of(static), rejections=static, notes=notes,
                               shapes=_unchecked(rows), **base)
@@ -147,8 +150,9 @@ class Evaluator:
                               f"\n{reply.get('log', '')[-1500:]}")
         rejections = [_locate(Rejection(**r), base["candidate"]) for r in reply["rejections"]]
         device = reply.get("device", {})
-        if self.pool.network_isolated is False:
-            notes.append("the worker ran without network isolation (unshare unavailable)")
+        for layer in getattr(self.pool, "missing_layers", []):
+            notes.append(f"isolation layer missing: the worker ran without its own {layer} namespace "
+                         "(unshare could not create it here; see aka doctor)")
         shapes = [self._shape(spec, s, device) for s in reply["shapes"]]
         seen = {s.id for s in shapes}
         shapes += _unchecked([r for r in rows if r["id"] not in seen])

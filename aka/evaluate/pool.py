@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from aka.errors import WorkerError
@@ -43,19 +44,48 @@ def worker_env(environ: dict[str, str]) -> dict[str, str]:
     return env
 
 
+ISOLATION_LAYERS = ("network", "pid")
+"""Namespaces the worker server can run in: a loopback-only network, and its own PID namespace
+with its own /proc (candidates see no process outside the server, hence no other environment
+or command line, and every process of the namespace dies with the server)."""
+
+
 @lru_cache(maxsize=1)
-def network_isolation() -> tuple[str, ...]:
-    """Command prefix giving the worker a loopback-only network namespace, if the platform allows."""
+def isolation() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(command prefix, layers present): the strongest `unshare` this platform allows."""
     exe = shutil.which("unshare")
     if not exe or os.environ.get("AKA_NO_UNSHARE"):
-        return ()
-    for prefix in ((exe, "-n"), (exe, "-rn")):
+        return (), ()
+    pid = ("--pid", "--fork", "--mount-proc", "--kill-child")
+    for prefix, layers in (((exe, "-n", *pid), ("network", "pid")), ((exe, "-rn", *pid), ("network", "pid")),
+                           ((exe, "-n"), ("network",)), ((exe, "-rn"), ("network",))):
         try:
             if subprocess.run([*prefix, "true"], capture_output=True, timeout=10).returncode == 0:
-                return prefix
+                return prefix, layers
         except (OSError, subprocess.TimeoutExpired):
             continue
-    return ()
+    return (), ()
+
+
+def network_isolation() -> tuple[str, ...]:
+    """Command prefix of the worker's namespaces (empty when unshare is unavailable)."""
+    return isolation()[0]
+
+
+def missing_layers() -> list[str]:
+    """Isolation layers this machine could not give the worker."""
+    return [layer for layer in ISOLATION_LAYERS if layer not in isolation()[1]]
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: SIGKILL when the aka process that started it dies (Linux)."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 class WorkerPool:
@@ -67,27 +97,33 @@ class WorkerPool:
         self.extra_env = env or {}
         self.proc: subprocess.Popen | None = None
         self.network_isolated = False
+        self.missing_layers: list[str] = []
         self._stderr = None
+        self.jobs_root: Path | None = None
 
     def __enter__(self) -> "WorkerPool":
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        self.close(now=exc_type is not None)      # Ctrl-C or an error: stop the jobs at once
 
     def start(self) -> None:
         env = worker_env(dict(os.environ))
         env.update(self.extra_env)
         env["PYTHONUNBUFFERED"] = "1"
+        self.jobs_root = jobs_root()
+        env["AKA_JOBS_ROOT"] = str(self.jobs_root)
         if self.device == "cpu":
             env["TRITON_INTERPRET"] = "1"
         prefix = network_isolation() if self.isolate_network else ()
         self.network_isolated = bool(prefix)
+        self.missing_layers = missing_layers() if self.isolate_network else list(ISOLATION_LAYERS)
         self._stderr = tempfile.TemporaryFile(prefix="aka-worker-", suffix=".log")
         self.proc = subprocess.Popen(
             [*prefix, sys.executable, "-m", "aka.evaluate.server"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, env=env,
-            cwd=tempfile.gettempdir(), text=True, bufsize=1,
+            cwd=tempfile.gettempdir(), text=True, bufsize=1, preexec_fn=_die_with_parent,
+            start_new_session=True,
         )
         hello = self._read(STARTUP_TIMEOUT_S)
         if not hello or not hello.get("ready"):
@@ -129,19 +165,60 @@ class WorkerPool:
         self._stderr.seek(0)
         return self._stderr.read().decode(errors="replace")[-limit:]
 
-    def close(self) -> None:
+    def close(self, now: bool = False) -> None:
+        """Stop the server: at once (`now`), or after its current job within 10 s. Its namespace
+        (or, without one, its process group) dies with it, and its job folders are removed."""
         if self.proc is not None:
             try:
                 if self.proc.stdin:
                     self.proc.stdin.close()
+                if now:
+                    raise subprocess.TimeoutExpired(self.proc.args, 0)
                 self.proc.wait(timeout=10)
             except (subprocess.TimeoutExpired, OSError, BrokenPipeError):
-                self.proc.kill()
+                _kill_group(self.proc.pid)
                 self.proc.wait()
             self.proc = None
+        if getattr(self, "jobs_root", None) is not None:
+            shutil.rmtree(self.jobs_root, ignore_errors=True)
+            self.jobs_root = None
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
+
+
+def _kill_group(pid: int) -> None:
+    import signal
+
+    for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+        try:
+            kill()
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+JOBS_PREFIX = "aka-jobs-"
+
+
+def jobs_root() -> Path:
+    """A fresh folder for this process's job folders, named by its pid; folders of dead aka
+    processes (a `kill -9` leaves them) are swept first."""
+    base = Path(tempfile.gettempdir())
+    for old in base.glob(f"{JOBS_PREFIX}*"):
+        owner = old.name[len(JOBS_PREFIX):].split("-")[0]
+        if owner.isdigit() and not _alive(int(owner)):
+            shutil.rmtree(old, ignore_errors=True)
+    return Path(tempfile.mkdtemp(prefix=f"{JOBS_PREFIX}{os.getpid()}-", dir=base))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _package_root() -> str:

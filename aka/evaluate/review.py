@@ -1,8 +1,9 @@
-"""Static review of a candidate's source: torch compute outside kernels and known cheats.
+"""Static review of a candidate's source: an import allowlist, torch compute outside kernels, known cheats.
 
 The rules, their ids and the reasoning behind them are listed in docs/honesty.md. The review never
-imports or runs the candidate; it walks the AST. Bodies of Triton kernels (functions decorated with
-triton.jit / autotune / heuristics) are not reviewed: inside a kernel everything is the kernel's work.
+imports or runs the candidate; it walks the AST. Every function body is reviewed, Triton kernels
+(functions decorated with triton.jit / autotune / heuristics) included: inside a kernel only the
+torch-compute, tensor-method and `@` rules are lifted (tl.* arithmetic is the kernel's work).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ TORCH_STREAMS = ("cuda.Stream", "cuda.stream", "cuda.ExternalStream", "cuda.set_
                  "cuda.graphs", "cuda.streams")
 TORCH_NATIVE = ("utils.cpp_extension", "_C", "ops", "library", "classes")
 TORCH_IO = ("load", "save", "hub", "from_file")
+TORCH_CONCURRENCY = ("multiprocessing", "distributed")
 
 # Tensor methods that compute (or move data) rather than describe, view or cast.
 TENSOR_MATH = {
@@ -49,22 +51,74 @@ TENSOR_MATH = {
     "map_", "cpu", "numpy", "tolist", "backward",
 }
 
-FORBIDDEN_MODULES = {
-    "introspection": ("inspect", "gc", "traceback", "sys", "builtins", "importlib", "dis", "types"),
+# The import allowlist: a candidate may import these modules (and their submodules) and nothing else.
+ALLOWED_MODULES = ("torch", "triton", "math", "functools", "typing", "dataclasses", "enum", "collections",
+                   "itertools", "operator", "numbers", "abc", "__future__", "warnings")
+# Refused imports by what they give a candidate (the rule id); any other module outside the
+# allowlist is refused as `import-not-allowed`.
+REFUSED_MODULES = {
+    "introspection": ("inspect", "gc", "traceback", "sys", "builtins", "importlib", "_imp", "dis",
+                      "types", "runpy", "pkgutil", "zipimport", "code", "codeop", "pdb",
+                      "_frozen_importlib", "_frozen_importlib_external", "faulthandler"),
     "concurrency": ("threading", "_thread", "multiprocessing", "concurrent", "asyncio", "signal",
-                    "sched", "queue"),
-    "native-code": ("ctypes", "cffi", "mmap"),
-    "io": ("os", "io", "pathlib", "shutil", "tempfile", "pickle", "marshal", "shelve", "socket",
-           "ssl", "urllib", "http", "requests", "subprocess", "glob", "fcntl", "sqlite3", "json",
-           "time"),
-    "host-compute": ("numpy", "scipy", "jax", "cupy", "numba"),
+                    "sched", "queue", "_signal"),
+    "native-code": ("ctypes", "_ctypes", "cffi", "_cffi_backend", "mmap", "pycuda", "cuda", "cupy_backends"),
+    "io": ("os", "posix", "nt", "posixpath", "ntpath", "_posixsubprocess", "io", "_io", "pathlib",
+           "shutil", "tempfile", "pickle", "_pickle", "marshal", "shelve", "socket", "_socket", "ssl",
+           "select", "urllib", "http", "requests", "subprocess", "glob", "fcntl", "sqlite3", "json",
+           "time", "zipfile", "tarfile", "gzip"),
+    "host-compute": ("numpy", "scipy", "jax", "cupy", "numba", "pandas"),
 }
+# Module names that, reached as an attribute of an allowed module (`typing.sys`, `torch.os`,
+# `collections._sys`), hand out what the allowlist refuses.
+REACHABLE = ("os", "sys", "builtins", "importlib", "inspect", "gc", "ctypes", "cffi", "mmap",
+             "subprocess", "socket", "shutil", "pickle", "marshal", "posix", "nt", "posixsubprocess",
+             "threading", "thread", "multiprocessing")
+# Parts of triton a candidate may not use: they build or load native code, or time and test.
+TRITON_REFUSED = {
+    "compile": "native-code", "compiler": "native-code", "backends": "native-code",
+    "runtime.build": "native-code", "tools.compile": "native-code", "tools.link": "native-code",
+    "tools.build_extern": "native-code", "tools.disasm": "native-code",
+    "testing": "import-not-allowed", "profiler": "import-not-allowed",
+}
+# Calls of allowed modules that evaluate strings as code.
+STDLIB_REFUSED = ("typing.get_type_hints", "typing.ForwardRef", "typing.evaluate_forward_ref")
 INTROSPECTION_CALLS = {"globals", "locals", "vars", "eval", "exec", "compile", "__import__",
                        "breakpoint"}
+IO_CALLS = {"open"}
+# Builtin names refused wherever they are read, called or not (`f = eval`).
+REFUSED_NAMES = INTROSPECTION_CALLS | IO_CALLS | {"__builtins__", "__loader__", "__spec__"}
 DUNDER_ATTRS = {"__dict__", "__globals__", "__builtins__", "__code__", "__closure__",
-                "__subclasses__", "__mro__", "__bases__", "__getattribute__", "__setattr__",
-                "f_back", "f_globals", "f_locals", "gi_frame"}
+                "__subclasses__", "__mro__", "__bases__", "__base__", "__getattribute__", "__setattr__",
+                "__self__", "__wrapped__", "__defaults__", "__kwdefaults__", "__objclass__",
+                "__loader__", "__spec__", "__import__", "__reduce__", "__reduce_ex__",
+                "f_back", "f_globals", "f_locals", "f_builtins", "f_code", "gi_frame", "cr_frame",
+                "ag_frame", "tb_frame", "tb_next", "_getframe"}
 TRITON_DECORATORS = ("jit", "autotune", "heuristics")
+KERNEL_BODY_ATTRS = ("fn", "base_fn")
+"""Attributes of a Triton kernel object that hold its plain Python function."""
+
+
+def _category(module: str) -> str:
+    """The rule id refusing an import of `module` (its root name)."""
+    root = module.split(".")[0]
+    for rule, modules in REFUSED_MODULES.items():
+        if root in modules or "_" + root in modules:
+            return rule
+    return "import-not-allowed"
+
+
+def _triton_rule(path: str) -> str | None:
+    """Rule id refusing the triton path `path`, or None when a candidate may use it."""
+    rest = path.split(".")[1:]
+    for part in rest:
+        if part.startswith("_") and not part.endswith("__"):
+            return "native-code" if part == "_C" else "import-not-allowed"
+    dotted = ".".join(rest)
+    for prefix, rule in TRITON_REFUSED.items():
+        if dotted == prefix or dotted.startswith(prefix + "."):
+            return rule
+    return None
 
 
 @dataclass
@@ -72,6 +126,7 @@ class _Scope:
     aliases: dict[str, str] = field(default_factory=dict)
     """Local name -> dotted import path (e.g. F -> torch.nn.functional)."""
     kernels: set[str] = field(default_factory=set)
+    """Names of the functions decorated as Triton kernels."""
 
 
 def review(source: str, filename: str) -> list[Rejection]:
@@ -80,19 +135,33 @@ def review(source: str, filename: str) -> list[Rejection]:
         tree = ast.parse(source, filename=filename)
     except SyntaxError as exc:
         return [Rejection("syntax", f"not valid Python: {exc.msg}", filename, exc.lineno)]
-    reviewer = _Reviewer(filename)
+    reviewer = _Reviewer(filename, _Scope(kernels=_kernel_names(tree)))
     reviewer.visit(tree)
     if not any(isinstance(n, ast.ClassDef) and n.name == "ModelNew" for n in tree.body):
         reviewer.add("no-model-new", "the candidate defines no top-level `class ModelNew`", tree)
     return sorted(reviewer.found, key=lambda r: (r.line or 0, r.rule))
 
 
+def _kernel_names(tree: ast.AST) -> set[str]:
+    """Functions decorated `...jit`, `...autotune` or `...heuristics`, known before the walk (a
+    kernel may be defined below the code that uses it)."""
+    return {node.name for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and any(ast.unparse(d.func if isinstance(d, ast.Call) else d).split(".")[-1] in TRITON_DECORATORS
+                    for d in node.decorator_list)}
+
+
 class _Reviewer(ast.NodeVisitor):
-    def __init__(self, filename: str):
+    def __init__(self, filename: str, scope: _Scope):
         self.filename = filename
-        self.scope = _Scope()
+        self.scope = scope
         self.found: list[Rejection] = []
         self._seen: set[tuple[str, int | None]] = set()
+        self._kernel_depth = 0
+
+    @property
+    def in_kernel(self) -> bool:
+        return self._kernel_depth > 0
 
     def add(self, rule: str, message: str, node: ast.AST) -> None:
         line = getattr(node, "lineno", None)
@@ -100,53 +169,89 @@ class _Reviewer(ast.NodeVisitor):
             self._seen.add((rule, line))
             self.found.append(Rejection(rule, message, self.filename, line))
 
-    # --- imports -----------------------------------------------------------------------------
+    # --- imports: the allowlist ----------------------------------------------------------------
     def visit_Import(self, node: ast.Import) -> None:
         for a in node.names:
-            self._check_module(a.name, node)
+            self._check_path(a.name, node, "import")
             local = a.asname or a.name.split(".")[0]
             self.scope.aliases[local] = a.name if a.asname else a.name.split(".")[0]
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level:
+            self.add("import-not-allowed", f"relative import `from {'.' * node.level}{node.module or ''} "
+                     "import ...`: a candidate is one file and may import only the allowlist", node)
+            return
         mod = node.module or ""
-        self._check_module(mod, node)
+        self._check_path(mod, node, "import")
         for a in node.names:
-            full = f"{mod}.{a.name}" if mod else a.name
-            self._check_module(full, node)
+            full = f"{mod}.{a.name}"
+            self._check_path(full, node, "from")
             self.scope.aliases[a.asname or a.name] = full
-            if mod.split(".")[0] == "torch":
-                self._check_torch_path(full, node, imported=True)
 
-    def _check_module(self, name: str, node: ast.AST) -> None:
-        root = name.split(".")[0]
-        for rule, modules in FORBIDDEN_MODULES.items():
-            if root in modules:
-                self.add(rule, f"imports `{name}`", node)
-
-    # --- kernels are not reviewed ------------------------------------------------------------
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
-        for dec in node.decorator_list:
-            target = dec.func if isinstance(dec, ast.Call) else dec
-            path = self._resolve(target)
-            if path and path.split(".")[0] == "triton" and path.split(".")[-1] in TRITON_DECORATORS:
-                self.scope.kernels.add(node.name)
+    def _check_path(self, path: str, node: ast.AST, use: str) -> None:
+        """Apply the module rules to a dotted path that is imported ('import', 'from'), called or read."""
+        parts = path.split(".")
+        root = parts[0]
+        if root not in ALLOWED_MODULES:
+            if use in ("import", "from"):
+                self.add(_category(root), f"imports `{path}`: a candidate may import only "
+                         f"{', '.join(ALLOWED_MODULES)}", node)
+            return
+        for part in parts[1:]:
+            if part.lstrip("_") in REACHABLE:
+                self.add(_category(part.lstrip("_")), f"`{path}` reaches the module `{part.lstrip('_')}` "
+                         f"through `{root}`", node)
                 return
-        self.generic_visit(node)
+        if root == "torch":
+            self._check_torch_path(path, node, use)
+        elif root == "triton":
+            rule = _triton_rule(path)
+            if rule:
+                why = ("builds or loads native code outside a @triton.jit kernel" if rule == "native-code"
+                       else "private, benchmarking or testing internals; timing belongs to the harness")
+                self.add(rule, f"uses `{path}`: {why}", node)
+        elif path in STDLIB_REFUSED or any(path.startswith(p + ".") for p in STDLIB_REFUSED):
+            self.add("introspection", f"uses `{path}`, which evaluates strings as code", node)
+
+    # --- functions: every body is reviewed, kernels with the compute rules lifted ---------------
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        if not any(self._is_triton_decorator(d) for d in node.decorator_list):
+            self.generic_visit(node)
+            return
+        self.scope.kernels.add(node.name)
+        for dec in node.decorator_list:
+            self.visit(dec)
+        self.visit(node.args)
+        if node.returns is not None:
+            self.visit(node.returns)
+        self._kernel_depth += 1
+        try:
+            for stmt in node.body:
+                self.visit(stmt)
+        finally:
+            self._kernel_depth -= 1
 
     visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+
+    def _is_triton_decorator(self, dec: ast.AST) -> bool:
+        path = self._resolve(dec.func if isinstance(dec, ast.Call) else dec)
+        return bool(path) and path.split(".")[0] == "triton" and path.split(".")[-1] in TRITON_DECORATORS
 
     # --- calls ---------------------------------------------------------------------------------
     def visit_Call(self, node: ast.Call) -> None:
         path = self._resolve(node.func)
-        if path and path.split(".")[0] == "torch":
-            self._check_torch_path(path, node)
+        if path:
+            self._check_path(path, node, "call")
         elif isinstance(node.func, ast.Name):
             self._check_builtin_call(node)
-        elif isinstance(node.func, ast.Attribute) and path is None:
-            if node.func.attr in TENSOR_MATH:
+        elif isinstance(node.func, ast.Attribute):
+            if node.func.attr in KERNEL_BODY_ATTRS and not _is_self(node.func.value):
+                self.add("kernel-fn-call", f"calls `.{node.func.attr}(...)`: running a Triton kernel's "
+                         "Python body on the host is not a kernel launch", node)
+            elif node.func.attr in TENSOR_MATH and not self.in_kernel:
                 self.add("tensor-method-math",
                          f"`.{node.func.attr}()` computes with torch outside the kernel", node)
-        if path and path.split(".")[0] in ("os",) and path.endswith(("fork", "system", "popen")):
+        if path and path.split(".")[0] == "os" and path.endswith(("fork", "system", "popen")):
             self.add("concurrency", f"calls `{path}`", node)
         self.generic_visit(node)
 
@@ -154,18 +259,26 @@ class _Reviewer(ast.NodeVisitor):
         name = node.func.id  # type: ignore[union-attr]
         if name in INTROSPECTION_CALLS:
             self.add("introspection", f"calls `{name}()`", node)
-        elif name == "open":
-            self.add("io", "opens a file", node)
+        elif name in IO_CALLS:
+            self.add("io", f"calls `{name}()`" + (": opens a file" if name == "open" else ""), node)
         elif name in ("getattr", "setattr", "delattr", "hasattr"):
             attr = node.args[1] if len(node.args) > 1 else None
             if not (isinstance(attr, ast.Constant) and isinstance(attr.value, str)):
                 self.add("introspection", f"`{name}` with a computed attribute name", node)
             elif attr.value in DUNDER_ATTRS or attr.value.startswith("__"):
                 self.add("introspection", f"`{name}(..., {attr.value!r})`", node)
+            elif attr.value in KERNEL_BODY_ATTRS:
+                self.add("kernel-fn-call", f"`{name}(..., {attr.value!r})` reaches a Triton kernel's "
+                         "Python body", node)
+            elif attr.value.lstrip("_") in REACHABLE:
+                self.add(_category(attr.value.lstrip("_")), f"`{name}(..., {attr.value!r})` reaches "
+                         "a module outside the allowlist", node)
             if name in ("setattr", "delattr") and node.args and self._is_module_ref(node.args[0]):
                 self.add("module-patching", f"`{name}` on module `{self._resolve(node.args[0])}`", node)
 
-    def _check_torch_path(self, path: str, node: ast.AST, imported: bool = False) -> None:
+    def _check_torch_path(self, path: str, node: ast.AST, use: str) -> None:
+        """Torch paths: compile, streams, native code, io and concurrency everywhere; compute
+        only when called (or imported by name) outside a kernel."""
         rest = path[len("torch."):] if path.startswith("torch.") else ""
         if not rest:
             return
@@ -177,7 +290,11 @@ class _Reviewer(ast.NodeVisitor):
             self.add("native-code", f"uses `{path}`", node)
         elif rest in TORCH_IO:
             self.add("io", f"uses `{path}`", node)
-        elif imported and self._is_torch_module(rest):
+        elif _starts(rest, TORCH_CONCURRENCY):
+            self.add("concurrency", f"uses `{path}`", node)
+        elif use not in ("call", "from") or self.in_kernel:
+            return
+        elif use == "from" and self._is_torch_module(rest):
             return
         elif rest not in TORCH_ALLOWED and not rest.startswith(("Tensor", "float", "bfloat", "int",
                                                                 "uint", "bool", "half", "long")):
@@ -187,15 +304,30 @@ class _Reviewer(ast.NodeVisitor):
     def _is_torch_module(rest: str) -> bool:
         return rest in ("nn", "nn.functional", "cuda", "Tensor", "nn.init", "testing", "utils")
 
-    # --- operators, attributes, assignments ------------------------------------------------------
+    # --- names, constants, operators, attributes, assignments -------------------------------------
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load) and node.id in REFUSED_NAMES and node.id not in self.scope.aliases:
+            rule = "io" if node.id in IO_CALLS else "introspection"
+            self.add(rule, f"uses the builtin `{node.id}`", node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, str) and node.value in DUNDER_ATTRS:
+            self.add("introspection", f"the string {node.value!r} names an introspection attribute", node)
+
     def visit_BinOp(self, node: ast.BinOp) -> None:
-        if isinstance(node.op, ast.MatMult):
+        if isinstance(node.op, ast.MatMult) and not self.in_kernel:
             self.add("matmul-operator", "`@` computes a matrix product with torch outside the kernel", node)
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        if node.attr in DUNDER_ATTRS or node.attr == "_getframe":
+        if node.attr in DUNDER_ATTRS:
             self.add("introspection", f"reads `.{node.attr}`", node)
+        elif node.attr in KERNEL_BODY_ATTRS and self._root_name(node.value) in self.scope.kernels:
+            self.add("kernel-fn-call", f"reads `{ast.unparse(node)}`: a Triton kernel's Python body, "
+                     "which runs on the host", node)
+        path = self._resolve(node)
+        if path:
+            self._check_path(path, node, "read")
         self.generic_visit(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:
@@ -229,10 +361,16 @@ class _Reviewer(ast.NodeVisitor):
                      f"assigns `{ast.unparse(target)}`, an attribute of another module", target)
 
     def _is_module_ref(self, node: ast.AST) -> bool:
-        root = node
-        while isinstance(root, ast.Attribute):
-            root = root.value
-        return isinstance(root, ast.Name) and root.id in self.scope.aliases
+        while isinstance(node, ast.Attribute):
+            node = node.value
+        return isinstance(node, ast.Name) and node.id in self.scope.aliases
+
+    @staticmethod
+    def _root_name(node: ast.AST) -> str | None:
+        """The name an attribute/subscript chain starts from (`k` in `k.fn`, `ks[0].fn`)."""
+        while isinstance(node, (ast.Attribute, ast.Subscript)):
+            node = node.value
+        return node.id if isinstance(node, ast.Name) else None
 
     def _resolve(self, node: ast.AST) -> str | None:
         """Dotted import path of a name or attribute chain rooted at an imported name."""
@@ -243,6 +381,11 @@ class _Reviewer(ast.NodeVisitor):
         if isinstance(node, ast.Name) and node.id in self.scope.aliases:
             return ".".join([self.scope.aliases[node.id], *reversed(parts)])
         return None
+
+
+def _is_self(node: ast.AST) -> bool:
+    """`self` or `cls` itself: `self.fn(...)` calls the module's own attribute, not a kernel's body."""
+    return isinstance(node, ast.Name) and node.id in ("self", "cls")
 
 
 def _starts(rest: str, prefixes: tuple[str, ...]) -> bool:

@@ -70,7 +70,7 @@ def _child(job: dict[str, Any], workdir: str, wfd: int) -> None:
 
 def run_job(job: dict[str, Any]) -> dict[str, Any]:
     """Fork a child for one job; collect its reply, or say how it died."""
-    workdir = tempfile.mkdtemp(prefix="aka-job-")
+    workdir = tempfile.mkdtemp(prefix="aka-job-", dir=os.environ.get("AKA_JOBS_ROOT") or None)
     rfd, wfd = os.pipe()
     t0 = time.monotonic()
     pid = os.fork()
@@ -95,11 +95,33 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     if timed_out:
         _kill(pid)
     _, status = os.waitpid(pid, 0)
+    _end_job(pid)
     reply = _decode(b"".join(chunks), status, timed_out, timeout)
     reply["log"] = _tail(os.path.join(workdir, "log.txt"))
     reply["wall_s"] = round(time.monotonic() - t0, 3)
     shutil.rmtree(workdir, ignore_errors=True)
     return reply
+
+
+def _end_job(pid: int) -> None:
+    """Nothing a job started outlives it: its process group, and, when this server is the init of
+    its own PID namespace, every other process in the namespace (a candidate that left its group
+    included); then reap them."""
+    _kill(pid)
+    if os.getpid() == 1:
+        for entry in os.listdir("/proc"):
+            if entry.isdigit() and int(entry) != 1:
+                try:
+                    os.kill(int(entry), signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+    while True:
+        try:
+            reaped, _ = os.waitpid(-1, os.WNOHANG if os.getpid() != 1 else 0)
+        except ChildProcessError:
+            break
+        if reaped == 0:
+            break
 
 
 def _kill(pid: int) -> None:

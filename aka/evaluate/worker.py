@@ -82,15 +82,18 @@ def run_eval(job: dict[str, Any]) -> dict[str, Any]:
     try:
         module = load_module(job["candidate"], "candidate")
         cand_cls = module.ModelNew
-    except Exception as exc:  # noqa: BLE001
-        out["rejections"].append(_reject("load-error", _error_text(exc), file=job["candidate"]))
+    except BaseException as exc:  # noqa: BLE001 - exit() or SystemExit at import is the candidate's too
+        out["rejections"].append(_reject(_rule(exc, "load-error"), _error_text(exc), file=job["candidate"]))
         return out
     kernels = kernel_objects(module)
     out["kernels"] = sorted(kernels)
     pairs = _check_all(job, op, cand_cls, kernels, out)
     if out["rejections"] or not job.get("time", True):
         return out
-    _time_all(job, op, pairs, kernels, out)
+    try:
+        _time_all(job, op, pairs, kernels, out)
+    except BaseException as exc:  # noqa: BLE001 - the candidate raised or exited while timed
+        out["rejections"].append(_reject(_rule(exc, "runtime-error"), "while timed: " + _error_text(exc)))
     return out
 
 
@@ -105,9 +108,9 @@ def _check_all(job: dict, op: Operator, cand_cls: Any, kernels: dict, out: dict)
             pair = build_pair(op, cand_cls, shape["params"], seed)
             chk = check_shape(op, pair, kernels, shape["params"], seed, int(job.get("trials", 3)),
                               tol, tuple(job.get("mutates", ())))
-        except Exception as exc:  # noqa: BLE001 - a candidate that raises fails this shape
+        except BaseException as exc:  # noqa: BLE001 - a candidate that raises (or exits) fails this shape
             row.update(correct=False, detail=_error_text(exc, 600))
-            out["rejections"].append(_reject("runtime-error", _error_text(exc), shape["id"]))
+            out["rejections"].append(_reject(_rule(exc, "runtime-error"), _error_text(exc), shape["id"]))
             if "CUDA" in str(exc) or "cuda" in type(exc).__name__.lower():
                 out["notes"].append("a CUDA error poisons this process; it is not reused")
             break
@@ -119,6 +122,11 @@ def _check_all(job: dict, op: Operator, cand_cls: Any, kernels: dict, out: dict)
             break
         pairs[shape["id"]] = pair
     return pairs
+
+
+def _rule(exc: BaseException, default: str) -> str:
+    """'candidate-exit' for exit(), SystemExit, KeyboardInterrupt raised by candidate code."""
+    return "candidate-exit" if isinstance(exc, (SystemExit, KeyboardInterrupt, GeneratorExit)) else default
 
 
 def _tolerance(job: dict) -> Tolerance:
@@ -200,8 +208,8 @@ def run_compare(job: dict[str, Any]) -> dict[str, Any]:
     while timed is reported as data (`failed`), not as a worker error."""
     try:
         return _compare(job)
-    except Exception as exc:  # noqa: BLE001 - candidate code ran here; its failure is data
-        return {"ok": True, "failed": _reject("runtime-error", _error_text(exc)), "comparisons": []}
+    except BaseException as exc:  # noqa: BLE001 - candidate code ran here; its failure is data
+        return {"ok": True, "failed": _reject(_rule(exc, "runtime-error"), _error_text(exc)), "comparisons": []}
 
 
 def _compare(job: dict[str, Any]) -> dict[str, Any]:

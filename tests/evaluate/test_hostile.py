@@ -1,0 +1,152 @@
+"""Hostile candidates against the worker's process isolation (the static review switched off, so
+these prove the sandbox itself): processes that outlive their job, secrets in other processes'
+environments, signals to processes outside the job, and exits from candidate code."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from aka.evaluate.evaluator import EvalOptions
+from aka.evaluate.pool import isolation
+
+from .conftest import CANDIDATES, FIXTURE_OP
+
+HONEST = (CANDIDATES / "honest_rmsnorm.py").read_text()
+UNREVIEWED = EvalOptions(trials=3, time=False, review=False)
+needs_pid_ns = pytest.mark.skipif("pid" not in isolation()[1], reason="no PID namespace on this machine")
+
+
+def hostile(tmp_path, body: str, name: str = "hostile.py") -> Path:
+    """The honest kernel with `body` run at the start of every forward call."""
+    lines = "\n".join("        " + line for line in body.strip().splitlines())
+    src = HONEST.replace("    def forward(self, x: torch.Tensor) -> torch.Tensor:\n",
+                         "    def forward(self, x: torch.Tensor) -> torch.Tensor:\n" + lines + "\n")
+    path = tmp_path / name
+    path.write_text("import os, signal, time\n" + src)
+    return path
+
+
+def _sleepers(tag: str) -> list[str]:
+    out = subprocess.run(["pgrep", "-f", f"sleep {tag}"], capture_output=True, text=True)
+    return out.stdout.split()
+
+
+def test_forked_sleepers_do_not_outlive_the_evaluation(evaluator, fixture_op, tmp_path):
+    cand = hostile(tmp_path, """
+for _ in range(5):
+    if os.fork() == 0:
+        os.setsid()
+        os.execvp("sleep", ["sleep", "901.25"])
+""")
+    result = evaluator.evaluate(fixture_op, cand, UNREVIEWED)
+    assert result.status.value in ("accepted", "error", "crash")      # its verdict is not the point here
+    time.sleep(0.5)
+    assert _sleepers("901.25") == []
+
+
+@needs_pid_ns
+def test_no_secret_is_visible_in_any_process_environment_or_command_line(evaluator, fixture_op, tmp_path):
+    os.environ["AKA_TEST_SECRET_API_KEY"] = "must-not-leak"        # set in this (the parent) process
+    cand = hostile(tmp_path, """
+seen, leaked = 0, []
+for pid in os.listdir('/proc'):
+    if pid.isdigit():
+        for part in ('environ', 'cmdline'):
+            try:
+                data = open('/proc/%s/%s' % (pid, part), 'rb').read()
+            except OSError:
+                continue
+            seen += 1
+            if b'must-not-leak' in data or b'pytest' in data:
+                leaked.append(pid + '/' + part)
+raise RuntimeError('PROBE leaked=%r readable=%d' % (leaked, seen))
+""")
+    result = evaluator.evaluate(fixture_op, cand, UNREVIEWED)
+    message = result.rejections[0].message
+    assert "PROBE leaked=[]" in message, message
+
+
+@needs_pid_ns
+def test_a_candidate_cannot_signal_processes_outside_its_job(evaluator, fixture_op, tmp_path):
+    sentinel = subprocess.Popen(["sleep", "902.5"])
+    try:
+        cand = hostile(tmp_path, f"""
+for pid in list(range(1, 4096)) + [{os.getpid()}, {sentinel.pid}, os.getppid()]:
+    if pid != os.getpid():
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+""")
+        evaluator.evaluate(fixture_op, cand, UNREVIEWED)
+        assert sentinel.poll() is None                                 # outside the job: untouched
+        again = evaluator.evaluate(fixture_op, CANDIDATES / "honest_rmsnorm.py", EvalOptions(trials=3, time=False))
+        assert again.accepted                                          # the worker server survived
+    finally:
+        sentinel.kill()
+
+
+@pytest.mark.parametrize("body,rule", [("exit()", "candidate-exit"), ("raise SystemExit(0)", "candidate-exit"),
+                                       ("raise KeyboardInterrupt", "candidate-exit"), ("os._exit(0)", "crash")])
+def test_exits_in_forward_are_the_candidates_failure(evaluator, fixture_op, tmp_path, body, rule):
+    result = evaluator.evaluate(fixture_op, hostile(tmp_path, body), UNREVIEWED)
+    assert not result.accepted and result.rejections[0].rule == rule
+
+
+def test_exit_in_forward_gives_one_json_document_from_aka_eval(tmp_path):
+    cand = tmp_path / "exits.py"
+    cand.write_text(HONEST.replace("        x = x.contiguous()\n", "        exit()\n        x = x.contiguous()\n"))
+    out = subprocess.run([sys.executable, "-m", "aka", "eval", str(FIXTURE_OP), str(cand), "--device", "cpu",
+                          "--json", "--no-time"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 1, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["status"] == "error" and doc["rejections"][0]["rule"] == "candidate-exit"
+
+
+DRIVER = """
+import sys
+from aka.evaluate.evaluator import EvalOptions, Evaluator
+from aka.evaluate.pool import WorkerPool
+from aka.spec.load import load_op
+with WorkerPool("cpu") as pool:
+    Evaluator(pool).evaluate(load_op(sys.argv[1]), sys.argv[2], EvalOptions(time=False, review=False))
+"""
+
+
+@needs_pid_ns
+@pytest.mark.parametrize("how", ["kill", "interrupt"])
+def test_nothing_survives_kill_9_or_ctrl_c_of_aka(tmp_path, how, env=None):
+    tag = "903.5" if how == "kill" else "904.5"
+    beat = tmp_path / "heartbeat"
+    cand = hostile(tmp_path, f"""
+if os.fork() == 0:
+    os.setsid()
+    os.execvp('sleep', ['sleep', '{tag}'])
+while True:
+    with open('{beat}', 'w') as f:
+        f.write(str(time.time()))
+    time.sleep(0.05)
+""", name=f"spawner_{how}.py")
+    proc = subprocess.Popen([sys.executable, "-c", DRIVER, str(FIXTURE_OP), str(cand)], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline and not _sleepers(tag):
+        time.sleep(0.2)
+    assert _sleepers(tag), "the candidate never started"
+    proc.send_signal(signal.SIGKILL if how == "kill" else signal.SIGINT)
+    proc.wait(timeout=30)
+    time.sleep(5)                                # the check's window: everything gone within 5 s
+    assert _sleepers(tag) == []
+    last = beat.stat().st_mtime
+    time.sleep(1.0)
+    assert beat.stat().st_mtime == last, "the candidate still runs after its aka process ended"
+    if how == "interrupt":                      # a clean exit also removes its job folders
+        assert not list(Path(tempfile.gettempdir()).glob(f"aka-jobs-{proc.pid}-*"))
+
