@@ -68,13 +68,104 @@ def test_each_rule_fires_with_its_line(snippet, rule):
 
 @pytest.mark.parametrize("module, rule", [
     ("inspect", "introspection"), ("gc", "introspection"), ("sys", "introspection"),
+    ("builtins", "introspection"), ("importlib", "introspection"), ("importlib.util", "introspection"),
     ("threading", "concurrency"), ("multiprocessing", "concurrency"), ("asyncio", "concurrency"),
-    ("ctypes", "native-code"), ("socket", "io"), ("subprocess", "io"), ("os", "io"),
+    ("_thread", "concurrency"),
+    ("ctypes", "native-code"), ("socket", "io"), ("subprocess", "io"), ("os", "io"), ("os.path", "io"),
+    ("posix", "io"), ("nt", "io"), ("_posixsubprocess", "io"),
     ("numpy", "host-compute"),
+    ("re", "import-not-allowed"), ("random", "import-not-allowed"), ("pytest", "import-not-allowed"),
+    ("reference_kernels.rmsnorm.one_row_registers", "import-not-allowed"),
 ])
-def test_forbidden_imports(module, rule):
-    assert rule in rules(f"import {module}\nclass ModelNew: pass\n")
-    assert rule in rules(f"from {module} import x\nclass ModelNew: pass\n")
+def test_imports_outside_the_allowlist_are_refused_with_module_and_line(module, rule):
+    for src in (f"import torch\nimport {module}\nclass ModelNew: pass\n",
+                f"import torch\nfrom {module} import environ\nclass ModelNew: pass\n",
+                f"import torch\nimport {module} as m\nclass ModelNew: pass\n"):
+        found = review(src, "cand.py")
+        assert [(r.rule, r.line) for r in found] == [(rule, 2)], found
+        assert f"`{module}" in found[0].message
+
+
+def test_from_posix_import_environ_is_refused():
+    found = review("from posix import environ\nclass ModelNew: pass\n", "cand.py")
+    assert [(r.rule, r.line) for r in found] == [("io", 1)]
+    assert "posix" in found[0].message
+
+
+def test_dunder_import_is_refused_called_or_not():
+    assert rules("m = __import__('os')\nclass ModelNew: pass\n") == ["introspection"]
+    assert rules("imp = __import__\nclass ModelNew: pass\n") == ["introspection"]
+    assert rules("f = eval\nclass ModelNew: pass\n") == ["introspection"]
+    assert rules("b = __builtins__['open']\nclass ModelNew: pass\n") == ["introspection"]
+
+
+def test_relative_imports_are_refused():
+    assert rules("from . import helper\nclass ModelNew: pass\n") == ["import-not-allowed"]
+
+
+ALLOWED = """from __future__ import annotations
+import abc
+import collections
+import collections.abc
+import dataclasses
+import enum
+import functools
+import itertools
+import math
+import numbers
+import operator
+import typing
+import warnings
+from typing import Optional
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch import Tensor, nn as nn2
+import triton
+import triton.language as tl
+from triton.language.extra import libdevice
+from triton.tools.tensor_descriptor import TensorDescriptor
+from triton import Config, autotune, cdiv, heuristics, jit, next_power_of_2
+
+
+class ModelNew(torch.nn.Module):
+    pass
+"""
+
+
+def test_the_allowed_imports_pass():
+    assert review(ALLOWED, "cand.py") == []
+
+
+@pytest.mark.parametrize("snippet, rule", [
+    ("import triton.testing", "import-not-allowed"),
+    ("from triton.testing import do_bench", "import-not-allowed"),
+    ("from triton._C import libtriton", "native-code"),
+    ("from triton import compile", "native-code"),
+    ("import triton.compiler", "native-code"),
+    ("import triton.runtime.build", "native-code"),
+    ("import torch.utils.cpp_extension", "native-code"),
+    ("import torch._C as C", "native-code"),
+    ("import torch.multiprocessing as mp", "concurrency"),
+    ("from torch import distributed", "concurrency"),
+])
+def test_native_and_harness_parts_of_torch_and_triton_are_refused(snippet, rule):
+    assert rules(f"{snippet}\nclass ModelNew: pass\n") == [rule]
+
+
+@pytest.mark.parametrize("snippet, rule", [
+    ("typing.sys.modules['os'].system('id')", "introspection"),
+    ("collections._sys.modules", "introspection"),
+    ("torch.os.system('id')", "io"),
+    ("getattr(typing, 'sys')", "introspection"),
+    ("operator.attrgetter('__globals__')(forward)", "introspection"),
+    ("typing.get_type_hints(forward)", "introspection"),
+])
+def test_refused_modules_reached_through_allowed_ones(snippet, rule):
+    src = "import collections\nimport operator\nimport typing\nimport torch\n"
+    src += f"def forward(x):\n    {snippet}\n    return x\nclass ModelNew: pass\n"
+    found = review(src, "cand.py")
+    assert (rule, 6) in [(r.rule, r.line) for r in found], found
 
 
 def test_aliases_are_resolved():
@@ -83,10 +174,75 @@ def test_aliases_are_resolved():
     assert {(r.rule, r.line) for r in found} >= {("torch-compute", 2), ("torch-compute", 5)}
 
 
-def test_kernel_bodies_are_not_reviewed_but_helpers_are():
-    src = HEADER + "@triton.jit\ndef k(x):\n    y = x.sum()\n\ndef helper(x):\n    return x.sum()\nclass ModelNew: pass\n"
+def test_kernel_bodies_are_free_of_the_compute_rules_but_helpers_are_not():
+    src = HEADER + ("@triton.jit\ndef k(x):\n    y = x.sum()\n    z = x @ y\n    w = torch.exp(z)\n"
+                    "\ndef helper(x):\n    return x.sum()\nclass ModelNew: pass\n")
     found = review(src, "c.py")
-    assert [(r.rule, r.line) for r in found] == [("tensor-method-math", 9)]
+    assert [(r.rule, r.line) for r in found] == [("tensor-method-math", 11)]
+
+
+@pytest.mark.parametrize("decorator", ["@triton.jit", "@triton.jit(do_not_specialize=['n'])",
+                                       "@triton.autotune(configs=[], key=['n'])\n@triton.jit",
+                                       "@triton.heuristics({'B': lambda a: 4})\n@triton.jit"])
+@pytest.mark.parametrize("snippet, rule", [
+    ("open('/tmp/pwned', 'w').write('x')", "io"),
+    ("exec('x = 1')", "introspection"),
+    ("eval('1')", "introspection"),
+    ("m = __import__('os')", "introspection"),
+    ("f = getattr(x, '__globals__')", "introspection"),
+    ("g = globals()", "introspection"),
+    ("g = x.__globals__", "introspection"),
+    ("b = x.__builtins__", "introspection"),
+    ("c = ().__class__.__base__.__subclasses__()", "introspection"),
+    ("import os", "io"),
+    ("from ctypes import CDLL", "native-code"),
+    ("global state", "global-state"),
+    ("torch.cuda.synchronize = None", "module-patching"),
+    ("s = torch.cuda.Stream()", "stream"),
+    ("f = torch.compile(x)", "torch-compile"),
+    ("t = typing.sys", "introspection"),
+])
+def test_kernel_bodies_are_reviewed_for_everything_else(decorator, snippet, rule):
+    src = HEADER + "import typing\n" + decorator + "\ndef k(x, n):\n    " + snippet + "\n    return x\nclass ModelNew: pass\n"
+    line = src.splitlines().index("    " + snippet) + 1
+    found = review(src, "cand.py")
+    assert (rule, line) in [(r.rule, r.line) for r in found], found
+
+
+HOSTILE_FN = HEADER + '''
+@triton.jit
+def _rms_kernel(x_ptr, y_ptr, n):
+    fh = open("/tmp/aka-wrote-here", "w")
+    fh.write("pwned")
+    return x_ptr
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, x):
+        y = torch.empty_like(x)
+        _rms_kernel.fn(x, y, x.numel())
+        return y
+'''
+
+
+def test_a_kernel_body_run_on_the_host_through_fn_is_caught_twice():
+    """The issue's case: a jit body that opens a file, run by forward through `kernel.fn(...)`."""
+    found = [(r.rule, r.line) for r in review(HOSTILE_FN, "cand.py")]
+    assert found == [("io", 7), ("kernel-fn-call", 15)]
+
+
+@pytest.mark.parametrize("snippet", ["_k.fn(x)", "_k.base_fn(x)", "f = _k.fn", "self.k.fn(x)",
+                                     "getattr(_k, 'fn')(x)", "[_k][0].fn(x)", "_k.fn.fn(x)"])
+def test_running_a_kernels_python_body_is_refused(snippet):
+    src = HEADER + ("class ModelNew(torch.nn.Module):\n    def forward(self, x):\n        " + snippet
+                    + "\n        return x\n\n@triton.jit\ndef _k(x):\n    pass\n")
+    found = review(src, "cand.py")
+    assert ("kernel-fn-call", 6) in [(r.rule, r.line) for r in found], found
+
+
+def test_a_modules_own_fn_attribute_is_not_a_kernel_body():
+    src = HEADER + "class ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return self.fn(x)\n"
+    assert review(src, "cand.py") == []
 
 
 def test_missing_model_new_and_syntax_errors():
