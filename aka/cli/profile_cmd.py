@@ -4,8 +4,6 @@ existing profiler outputs. Either way: one normalized report and a bottleneck su
 from __future__ import annotations
 
 import json
-import os
-import sys
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Optional
@@ -38,12 +36,12 @@ def _parse_files(files: list[str], as_json: bool) -> None:
 
 def _run_profile(args: list[str], shape: Optional[str], tool: str, reference: bool,
                  out: Optional[Path], iters: int, as_json: bool) -> None:
-    """Profile one shape of a candidate (or of the eager reference) and print the summary."""
+    """Profile one shape of a candidate (or of the eager reference) and print the summary; exit 1
+    when the candidate failed under the profiler or launched no kernel."""
     from aka.cli.common import handled
     from aka.evaluate.evaluator import read_candidate
     from aka.evaluate.pool import worker_env
-    from aka.hardware.nvml import device_info
-    from aka.profile import runner
+    from aka.profile.api import EnvLauncher, compulsory_bytes_of, profile
     from aka.spec.load import load_op
 
     with handled():
@@ -53,24 +51,19 @@ def _run_profile(args: list[str], shape: Optional[str], tool: str, reference: bo
         read_candidate(args[1])
         sid = shape or spec.shapes[0].id
         _check_shape(spec, sid)
-        tool_name, exe = runner.choose_tool(tool)
-        app = [sys.executable, "-m", "aka.evaluate.profile_driver", str(Path(args[0]).resolve()),
-               str(Path(args[1]).resolve()), "--shapes", sid, "--iters", str(iters)]
-        if reference:
-            app.append("--reference")
-        env = worker_env(dict(os.environ))
         stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
         target = out or Path(".aka") / "profiles" / f"{stamp}-{spec.name}-{sid}{'-eager' if reference else ''}"
-        run = runner.run(tool_name, exe, app, target, env=env)
-        if not run.report.device:
-            run.report.device = device_info()
-        (run.out_dir / "report.json").write_text(json.dumps(run.report.to_dict(), indent=1, default=str))
-        (run.out_dir / "summary.txt").write_text(run.report.summary + "\n")
+        outcome = profile(spec, Path(args[1]), sid, out_dir=target, tool=tool, iters=iters, reference=reference,
+                          compulsory_bytes=compulsory_bytes_of(spec, sid), launcher=EnvLauncher(worker_env))
+    report = outcome.report.to_dict() if outcome.report else None
     if as_json:
-        typer.echo(json.dumps({"out_dir": str(run.out_dir), "report": run.report.to_dict()}, indent=1, default=str))
+        typer.echo(json.dumps({"status": outcome.status, "out_dir": outcome.out_dir, "report": report,
+                               "log_tail": outcome.log_tail}, indent=1, default=str))
     else:
-        typer.echo(f"== {spec.name} shape {sid} ({'eager reference' if reference else args[1]}) via {tool_name}; "
-                   f"files in {run.out_dir}\n{run.report.summary}")
+        typer.echo(f"== {spec.name} shape {sid} ({'eager reference' if reference else args[1]}) via {outcome.tool}; "
+                   f"files in {outcome.out_dir}\n{outcome.summary}")
+    if outcome.status != "ok":
+        raise typer.Exit(1)
 
 
 def _check_shape(spec, sid: str) -> None:

@@ -37,7 +37,6 @@ NCU_RAW: dict[str, str] = {
     "smsp__average_warps_active_per_inst_executed.ratio": "warp_cycles_per_instruction",
     "sm__inst_executed.avg.pct_of_peak_sustained_elapsed": "issue_slots_busy_pct",
     "gpc__cycles_elapsed.max": "elapsed_cycles",
-    "smsp__average_warp_latency_issue_stalled_long_scoreboard": "long_scoreboard_latency",
 }
 
 # Nsight Compute details-page display names; a '%' unit gets ' [%]' appended to the key.
@@ -74,10 +73,22 @@ NCU_DETAILS: dict[str, str] = {
 # Occupancy limiters, in the order ties are broken.
 NCU_LIMITERS = ("registers", "shared_mem", "warps", "barriers", "blocks")
 
-_NCU_STALL = re.compile(
-    r"^smsp__(?:average_warps_issue_stalled_(\w+?)_per_issue_active\.ratio"
-    r"|pcsamp_warps_issue_stalled_(\w+?))$"
-)
+# Warp-stall metrics, one pattern per family; the families count in different units, so a
+# breakdown never mixes them (see STALL_FAMILIES).
+_NCU_STALL = {
+    # cycles a warp waits on the reason per issued instruction (WarpStateStats, the raw page)
+    "per-issue": re.compile(r"^smsp__average_warps_issue_stalled_(\w+?)_per_issue_active\.ratio$"),
+    # stall cycles per warp over its lifetime; `--metrics` without a suffix expands the name into
+    # .ratio, .pct (the ratio x 100) and .max_rate columns: only .ratio is the number
+    "per-warp": re.compile(r"^smsp__average_warp_latency_issue_stalled_(\w+?)(?:\.ratio)?$"),
+    # PC-sampling counts (SourceCounters)
+    "samples": re.compile(r"^smsp__pcsamp_warps_issue_stalled_(\w+?)$"),
+}
+STALL_FAMILIES = ("per-issue", "per-warp", "samples", "rule")
+"""Where a stall breakdown can come from, most trusted first: per-issue cycles (shares of the warp
+cycles per issued instruction), per-warp stall cycles, PC samples, and the reasons Nsight Compute's
+CPIStall rule flagged in its text (the only stall data on a details page printed without
+--print-details all)."""
 
 
 # One name per stall reason: the PC-sampling metrics spell some reasons differently from the
@@ -85,13 +96,22 @@ _NCU_STALL = re.compile(
 _STALL_ALIASES = {"no_instructions": "no_instruction"}
 
 
+def ncu_stall_metric(raw_name: str) -> tuple[str, str] | None:
+    """(reason, family) of a raw stall metric name, e.g. ('long_scoreboard', 'per-issue'), or None."""
+    for family, pattern in _NCU_STALL.items():
+        m = pattern.match(raw_name)
+        if m:
+            reason = m.group(1)
+            if reason.endswith("_not_issued"):
+                return None
+            return _STALL_ALIASES.get(reason, reason), family
+    return None
+
+
 def ncu_stall_reason(raw_name: str) -> str | None:
     """'long_scoreboard' from a raw stall metric name, or None."""
-    m = _NCU_STALL.match(raw_name)
-    if not m:
-        return None
-    reason = m.group(1) or m.group(2)
-    return None if reason.endswith("_not_issued") else _STALL_ALIASES.get(reason, reason)
+    found = ncu_stall_metric(raw_name)
+    return found[0] if found else None
 
 
 def ncu_stall_label(label: str) -> str:
@@ -99,6 +119,45 @@ def ncu_stall_label(label: str) -> str:
     s = re.sub(r"^Stall\s+", "", label.strip())
     reason = re.sub(r"[^a-z0-9]+", "_", s.lower()).strip("_")
     return _STALL_ALIASES.get(reason, reason)
+
+
+# Nsight Compute's CPIStall rule names the reason in prose ("... spends 22.0 cycles being stalled
+# waiting for a scoreboard dependency on a L1TEX (local, global, surface, texture) operation ...
+# This stall type represents about 60.4% of the total average of 36.4 cycles ..."). The phrases
+# that identify each reason, checked in order (the L1TEX and MIO scoreboards share words).
+NCU_RULE_STALL_PHRASES: tuple[tuple[str, str], ...] = (
+    ("scoreboard dependency on a l1tex", "long_scoreboard"),
+    ("scoreboard dependency on an mio", "short_scoreboard"),
+    ("scoreboard dependency on a mio", "short_scoreboard"),
+    ("cta barrier", "barrier"),
+    ("mio (memory input/output) instruction queue", "mio_throttle"),
+    ("(lg) memory operations", "lg_throttle"),
+    ("queue for texture operations", "tex_throttle"),
+    ("math execution pipeline", "math_pipe_throttle"),
+    ("fixed latency execution dependency", "wait"),
+    ("memory barrier", "membar"),
+    ("branch target", "branch_resolving"),
+    ("immediate constant cache", "imc_miss"),
+    ("instruction cache miss", "no_instruction"),
+    ("dispatch stall", "dispatch_stall"),
+    ("memory instructions to complete", "drain"),
+    ("micro scheduler", "not_selected"),
+)
+_RULE_STALL = re.compile(
+    r"spends ([\d.,]+) cycles being stalled (.+?)\. .*?represents about ([\d.,]+)% of the total average",
+    flags=re.IGNORECASE | re.DOTALL)
+
+
+def ncu_rule_stall(message: str) -> tuple[str, float, float] | None:
+    """(reason, cycles, share %) from the text of a CPIStall rule, or None when it names none known."""
+    m = _RULE_STALL.search(message)
+    if not m:
+        return None
+    text = m.group(2).lower()
+    reason = next((r for phrase, r in NCU_RULE_STALL_PHRASES if phrase in text), None)
+    if reason is None:
+        return None
+    return reason, float(m.group(1).replace(",", "")), float(m.group(3).replace(",", ""))
 
 
 # AMD counters (rocprof v1/v2/v3, rocprof-compute pmc_perf) → aka short names (raw units kept).

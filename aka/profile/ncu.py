@@ -45,16 +45,30 @@ class KernelAcc:
     grid: tuple[int, ...] | None = None
     block: tuple[int, ...] | None = None
     metrics: dict[str, float] = field(default_factory=dict)
-    stalls: dict[str, float] = field(default_factory=dict)
+    stalls: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Stall reason → value, per family (metrics.STALL_FAMILIES): families are never mixed."""
+    rule_shares: dict[str, float] = field(default_factory=dict)
+    """Stall reason → share in percent, as the CPIStall rule's text states it."""
     rules: list[ToolRule] = field(default_factory=list)
+    sections: set[str] = field(default_factory=set)
+    """Names of the sections seen (details and text pages)."""
+    page: str = ""
+    """'details', 'raw', 'text' or 'rep': where the rows came from."""
 
     def put(self, short: str, value: float | None) -> None:
         if value is not None and short not in self.metrics:
             self.metrics[short] = value
 
+    def put_stall(self, family: str, reason: str, value: float) -> None:
+        self.stalls.setdefault(family, {}).setdefault(reason, value)
+
     def add_rule(self, rule: ToolRule) -> None:
         if all((r.type, r.name, r.message) != (rule.type, rule.name, rule.message) for r in self.rules):
             self.rules.append(rule)
+            found = M.ncu_rule_stall(rule.message)
+            if found is not None and found[0] not in self.rule_shares:
+                self.put_stall("rule", found[0], found[1])
+                self.rule_shares[found[0]] = found[2]
 
 
 def make_rule(kind: str, name: str, message: str, speedup: str | None, speedup_type: str) -> ToolRule | None:
@@ -72,13 +86,37 @@ def _limiter(m: dict[str, float]) -> str | None:
     return min(limits)[2] if limits else None
 
 
-def _stall_list(stalls: dict[str, float], cpi: float | None) -> list[WarpStall]:
-    """Top stall reasons with their share of the warp cycles per instruction ('selected' is no stall)."""
-    total = cpi if cpi else sum(v for v in stalls.values() if v > 0)
+def _stall_list(stalls: dict[str, float], total: float | None) -> list[WarpStall]:
+    """Top stall reasons with their share of `total` (default: their sum); 'selected' is no stall."""
+    total = total or sum(v for v in stalls.values() if v > 0)
     if total <= 0:
         return []
     ranked = sorted(((v, r) for r, v in stalls.items() if r != "selected" and v > 0), reverse=True)
     return [WarpStall(r, v, round(100.0 * v / total, 2)) for v, r in ranked[:TOP_STALLS]]
+
+
+def _stalls(acc: KernelAcc, cpi: float | None) -> tuple[list[WarpStall], str]:
+    """(top stalls, family) from the most trusted family present: per-issue shares are of the warp
+    cycles per issued instruction, per-warp and sample shares of the reasons collected, rule shares
+    as the rule's text states them."""
+    for family in M.STALL_FAMILIES:
+        found = acc.stalls.get(family) or {}
+        if family == "rule" and found:
+            ranked = sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP_STALLS]
+            return [WarpStall(r, v, acc.rule_shares[r]) for r, v in ranked], family
+        listed = _stall_list(found, cpi if family == "per-issue" else None)
+        if listed:
+            return listed, family
+    return [], ""
+
+
+def _stall_note(acc: KernelAcc) -> str:
+    """Why a kernel has no stall breakdown (empty when it has one)."""
+    if acc.page in ("details", "text") and any(s.replace(" ", "").lower().startswith("warpstatestat")
+                                                for s in acc.sections):
+        return ("section WarpStateStats was collected, but this page prints only its header: export "
+                "the details page with --print-details all, or the raw page, for the per-reason breakdown")
+    return "section WarpStateStats not collected"
 
 
 def _shared_bytes(m: dict[str, float]) -> int | None:
@@ -87,10 +125,16 @@ def _shared_bytes(m: dict[str, float]) -> int | None:
 
 
 def _dram_bytes(m: dict[str, float]) -> float | None:
+    """dram__bytes.sum, else read + write, else the DRAM bandwidth times the duration (all the
+    details page carries without --metrics; ncu derives that bandwidth from the same bytes)."""
     if "dram_bytes" in m:
         return m["dram_bytes"]
     parts = [m[k] for k in ("dram_read_bytes", "dram_write_bytes") if k in m]
-    return sum(parts) if parts else None
+    if parts:
+        return sum(parts)
+    if "dram_bandwidth" in m and "duration_ns" in m:
+        return float(round(m["dram_bandwidth"] * m["duration_ns"] * 1e-9))
+    return None
 
 
 def build_kernel(acc: KernelAcc) -> KernelProfile:
@@ -100,6 +144,7 @@ def build_kernel(acc: KernelAcc) -> KernelProfile:
     block = acc.block or ((int(m["block_size"]),) if "block_size" in m else None)
     regs = m.get("registers_per_thread")
     dur = m.get("duration_ns")
+    stalls, source = _stalls(acc, m.get("warp_cycles_per_instruction"))
     return KernelProfile(
         name=simplify_name(acc.raw_name), raw_name=acc.raw_name, launches=1,
         duration_ns=dur, total_duration_ns=dur, grid=grid, block=block,
@@ -112,15 +157,16 @@ def build_kernel(acc: KernelAcc) -> KernelProfile:
         memory_throughput_pct=m.get("memory_throughput_pct"),
         sm_throughput_pct=m.get("sm_throughput_pct"),
         l1_hit_rate_pct=m.get("l1_hit_rate_pct"), l2_hit_rate_pct=m.get("l2_hit_rate_pct"),
-        stalls=_stall_list(acc.stalls, m.get("warp_cycles_per_instruction")), rules=list(acc.rules), metrics=dict(m),
+        stalls=stalls, stall_source=source, stall_note="" if stalls else _stall_note(acc),
+        rules=list(acc.rules), metrics=dict(m),
     )
 
 
-def _acc_for(accs: dict[str, KernelAcc], row: list[str], cols: dict[str, int]) -> KernelAcc:
+def _acc_for(accs: dict[str, KernelAcc], row: list[str], cols: dict[str, int], page: str) -> KernelAcc:
     key = cell(row, cols, "ID") or str(len(accs))
     acc = accs.get(key)
     if acc is None:
-        acc = KernelAcc(raw_name=(cell(row, cols, "Kernel Name") or "").strip() or "<unnamed>")
+        acc = KernelAcc(raw_name=(cell(row, cols, "Kernel Name") or "").strip() or "<unnamed>", page=page)
         acc.grid = dims(cell(row, cols, "Grid Size"))
         acc.block = dims(cell(row, cols, "Block Size"))
         accs[key] = acc
@@ -137,19 +183,23 @@ def _details_row(acc: KernelAcc, row: list[str], cols: dict[str, int]) -> None:
     unit = (cell(row, cols, "Metric Unit") or "").strip()
     value = number(cell(row, cols, "Metric Value"))
     label = (cell(row, cols, "Body Item Label") or "").strip()
+    section = (cell(row, cols, "Section Name") or "").strip()
+    if section:
+        acc.sections.add(section)
     if not label:
         add_metric(acc, name, unit, value)
     elif label.startswith("Warp State") and value is not None:
-        acc.stalls.setdefault(M.ncu_stall_label(name), value)
+        # the WarpStateStats chart (--print-details all): cycles per issued instruction per reason
+        acc.put_stall("per-issue", M.ncu_stall_label(name), value)
 
 
 def add_metric(acc: KernelAcc, name: str, unit: str, value: float | None) -> None:
     """Record one metric given by raw counter name or details-page display name."""
     if not name or value is None:
         return
-    reason = M.ncu_stall_reason(name)
-    if reason is not None:
-        acc.stalls.setdefault(reason, value)
+    stall = M.ncu_stall_metric(name)
+    if stall is not None:
+        acc.put_stall(stall[1], stall[0], value)
         return
     short = M.NCU_RAW.get(name) if "__" in name else M.NCU_DETAILS.get(name + (" [%]" if unit == "%" else ""))
     if short:
@@ -166,7 +216,7 @@ def parse_details(path: str, text: str) -> list[KernelProfile]:
     for row in rows:
         if len(row) < len(_IDENTITY) or not (cell(row, cols, "Kernel Name") or "").strip():
             continue
-        _details_row(_acc_for(accs, row, cols), row, cols)
+        _details_row(_acc_for(accs, row, cols, "details"), row, cols)
     return [build_kernel(a) for a in accs.values()]
 
 
@@ -187,7 +237,7 @@ def parse_raw(path: str, text: str) -> list[KernelProfile]:
     for row in rows:
         if len(row) < len(_IDENTITY) or not (cell(row, cols, "Kernel Name") or "").strip():
             continue
-        _raw_row(_acc_for(accs, row, cols), header, units, row)
+        _raw_row(_acc_for(accs, row, cols, "raw"), header, units, row)
     return [build_kernel(a) for a in accs.values()]
 
 

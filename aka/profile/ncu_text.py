@@ -68,7 +68,8 @@ def _text_line(st: _TextState, line: str) -> None:
     km = _KERNEL.match(line)
     if km:
         st.close_rule()
-        st.kernels.append(KernelAcc(raw_name=km.group(1).strip(), grid=dims(km.group(2)), block=dims(km.group(3))))
+        st.kernels.append(KernelAcc(raw_name=km.group(1).strip(), grid=dims(km.group(2)), block=dims(km.group(3)),
+                                    page="text"))
         st.spans = None
     elif _DASHES.match(line) and st.rule is not None:
         st.close_rule()
@@ -82,6 +83,8 @@ def _text_line(st: _TextState, line: str) -> None:
     elif (sm := _SECTION.match(line)) is not None:
         st.close_rule()
         st.section = sm.group(1)
+        if st.kernels:
+            st.kernels[-1].sections.add(st.section)
     elif (rm := _RULE.match(line)) is not None:
         st.close_rule()
         st.rule = [rm.group(1), rm.group(2)]
@@ -143,7 +146,7 @@ def _action_kernel(action) -> KernelProfile:
         raw = action.name(action.NameBase_DEMANGLED)
     except (AttributeError, TypeError):
         raw = action.name()
-    acc = KernelAcc(raw_name=str(raw))
+    acc = KernelAcc(raw_name=str(raw), page="rep")
     for name in action.metric_names():
         metric = action.metric_by_name(name)
         try:

@@ -102,13 +102,61 @@ def _headline(k: KernelProfile) -> list[str]:
                      f"theoretical (limited by {k.occupancy_limiter or '?'})")
     if k.l1_hit_rate_pct is not None or k.l2_hit_rate_pct is not None:
         lines.append(f"L1 hit {_pct(k.l1_hit_rate_pct)}, L2 hit {_pct(k.l2_hit_rate_pct)}")
-    if k.dram_bytes is not None:
-        lines.append(f"DRAM traffic {k.dram_bytes / 1e6:.3g} MB")
     if k.amd_counters:
         lines.append("AMD: " + ", ".join(f"{n}={v:.4g}" for n, v in k.amd_counters.items()))
-    if k.stalls:
-        lines.append("top stalls: " + ", ".join(f"{s.reason} {s.share_pct:.0f}%" for s in k.stalls[:3]))
+    stalls = _stall_line(k)
+    if stalls:
+        lines.append(stalls)
     return lines
+
+
+def _stall_line(k: KernelProfile) -> str | None:
+    """Top stalls, saying where they came from; or why there are none (ncu)."""
+    if not k.stalls:
+        return f"no stall data in this profile ({k.stall_note})" if k.stall_note else None
+    top = k.stalls[:3]
+    if k.stall_source == "per-warp":
+        return ("top stalls (stall cycles per warp, share of the reasons collected): "
+                + ", ".join(f"{s.reason} {s.value:.4g} ({s.share_pct:.0f}%)" for s in top))
+    shares = ", ".join(f"{s.reason} {s.share_pct:.0f}%" for s in top)
+    if k.stall_source == "rule":
+        return f"top stalls (only those ncu's CPIStall rule flagged): {shares}"
+    if k.stall_source == "samples":
+        return f"top stalls (PC samples): {shares}"
+    return f"top stalls: {shares}"
+
+
+def fmt_bytes(n: float) -> str:
+    """'268 MB', '6.44 GB', '512 kB'."""
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if abs(n) >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n:.0f} B"
+
+
+LOW_TRAFFIC = 0.9
+"""Below this share of the compulsory bytes, some data came from L2 (or the roofline overcounts)."""
+
+
+def traffic_line(report: ProfileReport, compulsory_bytes: float | None = None) -> str | None:
+    """DRAM bytes moved per call by all kernels, against the operator's compulsory traffic."""
+    compulsory = compulsory_bytes if compulsory_bytes is not None else report.compulsory_bytes
+    known = [k for k in report.kernels if k.dram_bytes is not None]
+    if not known:
+        return f"DRAM traffic: not in this profile (compulsory {fmt_bytes(compulsory)})" if compulsory else None
+    calls = max(report.calls, 1)
+    moved = sum(k.dram_bytes * k.launches for k in known) / calls
+    launches = sum(k.launches for k in known) / calls
+    by = f" by {launches:.3g} kernel launches" if launches > 1 else ""
+    if len(known) < len(report.kernels):
+        by += f"; {len(report.kernels) - len(known)} kernel record(s) without DRAM bytes"
+    if not compulsory or compulsory <= 0:
+        return f"DRAM traffic {fmt_bytes(moved)} moved per call{by}"
+    ratio = moved / compulsory
+    line = f"DRAM traffic {ratio:.2f}× the compulsory {fmt_bytes(compulsory)} ({fmt_bytes(moved)} moved{by})"
+    if ratio < LOW_TRAFFIC:
+        line += "; below 1: part of the data came from L2, or the roofline overcounts bytes"
+    return line
 
 
 # Advice that does not apply to a kernel of a given kind: Nsight Compute's HighPipeUtilization rule
@@ -128,8 +176,9 @@ def _rules(k: KernelProfile, kind: str = "", limit: int = 3) -> list[str]:
     return out
 
 
-def summarize(report: ProfileReport) -> str:
-    """At most ~1,500 characters: headline numbers, bottleneck, top stalls, the tool's advice."""
+def summarize(report: ProfileReport, compulsory_bytes: float | None = None) -> str:
+    """At most ~1,500 characters: headline numbers, bottleneck, DRAM traffic against the compulsory
+    bytes (`compulsory_bytes`, else the report's), top stalls, the tool's advice."""
     ks = sorted(report.kernels, key=lambda k: -(k.total_duration_ns or k.duration_ns or 0.0))
     top = dominant(report.kernels)
     lines = [f"{report.tool} {report.format}: {len(report.kernels)} kernel record(s)"]
@@ -139,7 +188,8 @@ def summarize(report: ProfileReport) -> str:
     if top is not None:
         b = report.bottleneck
         lines.append(f"dominant: {top.name} is {b.kind}" + (f" ({b.evidence[0].reading})" if b.evidence else ""))
-        lines += _headline(top)
+        traffic = traffic_line(report, compulsory_bytes)
+        lines += ([traffic] if traffic else []) + _headline(top)
         advice = _rules(top, b.kind)
         if advice:
             lines += ["tool recommendations:"] + advice
@@ -147,8 +197,10 @@ def summarize(report: ProfileReport) -> str:
     return text if len(text) <= MAX_SUMMARY else text[: MAX_SUMMARY - 3] + "..."
 
 
-def finish(report: ProfileReport) -> ProfileReport:
-    """Fill in the report's bottleneck and summary."""
+def finish(report: ProfileReport, compulsory_bytes: float | None = None) -> ProfileReport:
+    """Fill in the report's bottleneck and summary (recording `compulsory_bytes` when given)."""
+    if compulsory_bytes is not None:
+        report.compulsory_bytes = compulsory_bytes
     top = dominant(report.kernels)
     report.bottleneck = classify(top) if top is not None else Bottleneck()
     report.summary = summarize(report)

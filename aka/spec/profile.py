@@ -23,9 +23,11 @@ class WarpStall:
     reason: str
     """Short reason name, e.g. 'long_scoreboard' (same naming from every ncu page)."""
     value: float
-    """The tool's number for it (cycles per issued instruction, or samples)."""
+    """The tool's number for it, in the unit of its source (KernelProfile.stall_source): cycles per
+    issued instruction, stall cycles per warp, PC samples, or cycles per issue as a rule states it."""
     share_pct: float
-    """Its share of the sum over all reasons, in percent."""
+    """Its share in percent: of the warp cycles per issued instruction when known, else of the sum
+    over the reasons collected (or as the rule states it)."""
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,8 @@ class KernelProfile:
     occupancy_limiter: str | None = None
     """What limits blocks per SM: 'registers', 'shared_mem', 'warps', 'blocks' or 'barriers'."""
     dram_bytes: float | None = None
-    """Bytes read plus written to device memory."""
+    """Bytes read plus written to device memory (dram__bytes_read.sum + dram__bytes_write.sum, or
+    dram__bytes.sum; failing those, the DRAM bandwidth times the duration)."""
     dram_throughput_pct: float | None = None
     """DRAM throughput as a percentage of peak."""
     memory_throughput_pct: float | None = None
@@ -86,6 +89,12 @@ class KernelProfile:
     """L2 hit rate in percent."""
     stalls: list[WarpStall] = field(default_factory=list)
     """Top warp-stall reasons, largest first."""
+    stall_source: str = ""
+    """Where `stalls` came from: 'per-issue' (cycles per issued instruction), 'per-warp' (stall
+    cycles per warp), 'samples' (PC sampling), 'rule' (only the reasons Nsight Compute's CPIStall
+    rule flagged), or '' when there are none."""
+    stall_note: str = ""
+    """Why there is no stall breakdown, when the profile could have carried one (ncu)."""
     rules: list[ToolRule] = field(default_factory=list)
     """The tool's rule results for this kernel."""
     amd_counters: dict[str, float] = field(default_factory=dict)
@@ -166,6 +175,11 @@ class ProfileReport:
     """Classification of the dominant kernel."""
     summary: str = ""
     """Compact proposer-facing text, at most about 1,500 characters."""
+    compulsory_bytes: float | None = None
+    """The operator's compulsory DRAM traffic for one call at the profiled shape (the roofline's
+    bytes), when the caller knows it; the summary compares the traffic moved with it."""
+    calls: int = 1
+    """How many calls of the operator the kernels listed cover (the profiled iterations)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -181,4 +195,52 @@ class ProfileReport:
             device=data.get("device"),
             bottleneck=Bottleneck.from_dict(data.get("bottleneck") or {}),
             summary=data.get("summary", ""),
+            compulsory_bytes=data.get("compulsory_bytes"),
+            calls=int(data.get("calls") or 1),
         )
+
+
+PROFILE_STATUSES = ("ok", "app-failed", "no-kernels")
+
+
+@dataclass
+class ProfileOutcome:
+    """What profiling one shape of a candidate gave: a report, or the application's failure as data.
+
+    A candidate that crashes, raises or faults under the profiler is `app-failed` with the tail of
+    its log; one that launches no kernel in the profiled range is `no-kernels`. Only aka's own
+    faults and a missing profiler are exceptions.
+    """
+
+    status: str
+    """One of PROFILE_STATUSES."""
+    tool: str
+    """The profiler that ran ('ncu', 'nsys', 'rocprofv3' or 'rocprof')."""
+    shape_id: str
+    """The shape profiled."""
+    out_dir: str
+    """The folder holding the profiler's files and logs."""
+    report: ProfileReport | None = None
+    """The normalized report; present exactly when the status is 'ok'."""
+    log_tail: str = ""
+    """The last lines of the profiler's and application's output when the status is not 'ok'."""
+    summary: str = ""
+    """Proposer-facing text: the report's summary, or what failed and the log's tail."""
+    files: list[str] = field(default_factory=list)
+    """The profiler's output files, as written in `out_dir`."""
+
+    def __post_init__(self) -> None:
+        if self.status not in PROFILE_STATUSES:
+            raise ValueError(f"profile status {self.status!r} is not one of {PROFILE_STATUSES}")
+        if (self.status == "ok") != (self.report is not None):
+            raise ValueError("a report comes with status 'ok' and only with it")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ProfileOutcome:
+        kw = {f.name: data[f.name] for f in fields(cls) if f.name in data}
+        if kw.get("report") is not None:
+            kw["report"] = ProfileReport.from_dict(kw["report"])
+        return cls(**kw)

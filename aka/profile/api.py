@@ -1,0 +1,130 @@
+"""Profiling one shape of a candidate as a library call (the agent calls it once per incumbent).
+
+`profile()` builds the driver's command line, picks the tool, runs it with the application started
+through a `Launcher` (its isolation: environment, namespaces, limits), then parses and summarizes.
+A candidate that fails under the profiler is a `ProfileOutcome` with that status and its log; only
+aka's own faults and a missing or unusable profiler (`EnvironmentMissing`) raise.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Mapping, Protocol
+
+from aka.errors import CandidateError, InputError
+from aka.hardware.nvml import device_info
+from aka.profile import runner
+from aka.profile.summary import finish
+from aka.spec import expr
+from aka.spec.op import OpSpec
+from aka.spec.profile import ProfileOutcome
+
+DRIVER = "aka.evaluate.profile_driver"
+"""The application profiled: it launches the candidate inside a profiler range. Named, never
+imported (profile and evaluate do not import each other)."""
+
+
+class Launcher(Protocol):
+    """How the profiled application is started: the isolation around it."""
+
+    def wrap(self, argv: list[str], workdir: Path) -> tuple[list[str], dict[str, str]]:
+        """`argv` (the profiler's command line, which starts the application) with any isolation
+        prefix added, and the environment to run it with; `workdir` is the only folder it writes."""
+        ...
+
+
+_KEEP = re.compile(r"^(PATH|HOME|USER|LANG|TERM|TMPDIR|LD_LIBRARY_PATH|PYTHONPATH|VIRTUAL_ENV"
+                   r"|(LC|CUDA|NVIDIA|TRITON|TORCH|HIP|ROCM|HSA)_\w+)$")
+_SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH", re.IGNORECASE)
+
+
+def scrub_env(environ: Mapping[str, str]) -> dict[str, str]:
+    """What the GPU stack needs and no credential, with this aka importable by the driver."""
+    env = {k: v for k, v in environ.items() if _KEEP.match(k) and not _SECRET.search(k)}
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+@dataclass(frozen=True)
+class EnvLauncher:
+    """No wrapping; a scrubbed copy of this process's environment. The caller may inject its own
+    scrubbing (the evaluation worker's); the sandbox package will replace this launcher."""
+
+    scrub: Callable[[dict[str, str]], dict[str, str]] = scrub_env
+
+    def wrap(self, argv: list[str], workdir: Path) -> tuple[list[str], dict[str, str]]:
+        return list(argv), self.scrub(dict(os.environ))
+
+
+def driver_argv(spec: OpSpec, candidate: Path, shape_id: str, iters: int = 1,
+                reference: bool = False) -> list[str]:
+    """The application's command line: the driver launching `iters` calls of one shape."""
+    argv = [sys.executable, "-m", DRIVER, str(Path(spec.path).resolve()), str(Path(candidate).resolve()),
+            "--shapes", shape_id, "--iters", str(iters)]
+    return argv + (["--reference"] if reference else [])
+
+
+def profile(spec: OpSpec, candidate_path: Path, shape_id: str, *, out_dir: Path, tool: str = "auto",
+            iters: int = 1, reference: bool = False, compulsory_bytes: float | None = None,
+            launcher: Launcher | None = None, timeout_s: float = 900.0) -> ProfileOutcome:
+    """Profile `iters` calls of one shape of a candidate (or of the eager reference) into `out_dir`
+    (which must not exist). `compulsory_bytes` (the roofline's bytes for one call) lets the summary
+    say how much DRAM traffic the kernels move against it."""
+    candidate_path = Path(candidate_path)
+    if not candidate_path.is_file():
+        raise CandidateError(f"{candidate_path}: candidate file not found")
+    try:
+        spec.shape(shape_id)
+    except KeyError as exc:
+        raise InputError(str(exc.args[0])) from None
+    if iters < 1:
+        raise InputError(f"iters must be at least 1, not {iters}")
+    tool_name, exe = runner.choose_tool(tool)
+    app = driver_argv(spec, candidate_path, shape_id, iters, reference)
+    run = runner.run(tool_name, exe, app, Path(out_dir), timeout_s=timeout_s,
+                     wrap=(launcher or EnvLauncher()).wrap)
+    return _outcome(run, shape_id, iters, compulsory_bytes)
+
+
+def _outcome(run: runner.ProfileRun, shape_id: str, iters: int, compulsory_bytes: float | None) -> ProfileOutcome:
+    """The outcome of a run, with report.json (when parsed) and summary.txt written beside the files."""
+    files = [str(f) for f in run.files]
+    if run.report is None:
+        summary = _failure_text(run, shape_id)
+        outcome = ProfileOutcome(run.status, run.tool, shape_id, str(run.out_dir), log_tail=run.log_tail,
+                                 summary=summary, files=files)
+    else:
+        report = run.report
+        report.calls = iters
+        if not report.device:
+            report.device = device_info()
+        finish(report, compulsory_bytes)
+        (run.out_dir / "report.json").write_text(json.dumps(report.to_dict(), indent=1, default=str))
+        outcome = ProfileOutcome("ok", run.tool, shape_id, str(run.out_dir), report=report,
+                                 summary=report.summary, files=files)
+    (run.out_dir / "summary.txt").write_text(outcome.summary + "\n")
+    return outcome
+
+
+def _failure_text(run: runner.ProfileRun, shape_id: str) -> str:
+    if run.status == "no-kernels":
+        head = (f"profiling shape {shape_id} under {run.tool} saw no kernel launch: the candidate launched "
+                "nothing inside the profiled range")
+    else:
+        head = f"the candidate failed under {run.tool} at shape {shape_id}; the end of its log:"
+    return f"{head}\n{run.log_tail}".strip()
+
+
+def compulsory_bytes_of(spec: OpSpec, shape_id: str) -> float | None:
+    """The roofline's bytes for one call at a shape, when op.yaml gives them as an expression
+    ('auto' needs the tensors: the harness's roofline has them)."""
+    rl = spec.roofline
+    if rl is None or rl.bytes == "auto":
+        return None
+    return float(expr.evaluate(rl.bytes, spec.shape(shape_id).params))
