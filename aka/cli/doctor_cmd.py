@@ -63,7 +63,7 @@ def doctor_command(
     from aka.evaluate.pool import WorkerPool
     from aka.hardware import calibrate as cal
 
-    with handled():
+    with handled(json_out):
         data = report()
         if calibrate:
             if data["device"] != "cuda":

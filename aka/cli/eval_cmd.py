@@ -33,7 +33,7 @@ def eval_command(
     from aka.evaluate.pool import WorkerPool
     from aka.spec.load import load_op
 
-    with handled():
+    with handled(json_out):
         if device not in ("auto", "cuda", "cpu"):
             raise typer.BadParameter(f"--device must be auto, cuda or cpu, not {device!r}")
         spec = load_op(op)

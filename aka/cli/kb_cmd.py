@@ -18,12 +18,25 @@ EMBEDDER_HELP = "Embedder for a new index: minilm-l6-v2 (default) or hash (model
 
 
 def _guarded(fn):
-    """Run a command inside `handled()`: aka's errors become stderr text and the shared exit status."""
+    """Run a command inside `handled()`: aka's errors become stderr text and the shared exit status
+    (and, under --json, one JSON document on stdout)."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        with handled():
+        with handled(json_out=bool(kwargs.get("as_json"))):
             return fn(*args, **kwargs)
     return wrapper
+
+
+def _check_filters(kb, scope) -> None:
+    """An --op/--vendor/--arch/--dsl value no chunk is tagged with is a mistake, not a filter: untagged
+    chunks match every value, so a misspelt one would silently filter nothing."""
+    if kb.count() == 0:
+        return
+    known = kb.tag_values()
+    for key, value in scope.active().items():
+        if value not in known[key]:
+            names = ", ".join(["any", *sorted(known[key])])
+            raise InputError(f"--{key} {value!r}: no chunk in the index is tagged with it (known: {names})")
 
 
 def _open(kb_dir: Optional[Path], embedder: Optional[str] = None):
@@ -83,6 +96,8 @@ def search_cmd(
     """Hybrid search (dense + BM25, fused) inside hard scope filters."""
     from aka.spec.knowledge import LAYERS, Scope
 
+    if not query.strip():
+        raise InputError("QUERY is empty: give words, metric or API names, or error text to look for")
     if k < 1:
         raise InputError("-k: must be at least 1")
     try:
@@ -92,6 +107,7 @@ def search_cmd(
     kb = _open(kb_dir)
     if kb.count() == 0:
         typer.echo("aka kb: the index is empty; run `aka kb ingest knowledge reference_kernels`", err=True)
+    _check_filters(kb, scope)
     hits = kb.search(query, scope, k=k)
     if as_json:
         print_json({"query": query, "scope": {"layers": list(scope.layers), **scope.active()},

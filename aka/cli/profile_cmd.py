@@ -15,6 +15,7 @@ from aka.errors import InputError, ProfileParseError
 
 def _parse_files(files: list[str], as_json: bool) -> None:
     """Parse every file first; print summaries or one JSON document, or fail with exit status 2."""
+    from aka.cli.common import error_document, print_json
     from aka.profile.registry import parse_file
 
     reports, errors = [], []
@@ -22,10 +23,12 @@ def _parse_files(files: list[str], as_json: bool) -> None:
         try:
             reports.append(parse_file(f))
         except ProfileParseError as exc:
-            errors.append(str(exc))
+            errors.append(exc)
     if errors:
         for e in errors:
             typer.echo(f"error: {e}", err=True)
+        if as_json:  # one document naming every file that failed
+            print_json({**error_document(errors[0]), "errors": [error_document(e) for e in errors]})
         raise typer.Exit(2)
     if as_json:
         typer.echo(json.dumps({"reports": [r.to_dict() for r in reports]}, indent=1))
@@ -44,7 +47,7 @@ def _run_profile(args: list[str], shape: Optional[str], tool: str, reference: bo
     from aka.profile.api import EnvLauncher, compulsory_bytes_of, profile
     from aka.spec.load import load_op
 
-    with handled():
+    with handled(as_json):
         if len(args) != 2:
             raise InputError("aka profile expects OP CANDIDATE (or --parse FILE...)")
         spec = load_op(args[0])
@@ -90,9 +93,9 @@ def register(app: typer.Typer) -> None:
         """Profile a candidate, or parse profiler outputs into a normalized report and summary."""
         if parse:
             if not args:
-                typer.echo("error: --parse needs at least one FILE (ncu CSV/text/.ncu-rep, nsys stats CSV, "
-                           "rocprof CSV)", err=True)
-                raise typer.Exit(2)
+                from aka.cli.common import fail
+                fail(InputError("--parse needs at least one FILE (ncu CSV/text/.ncu-rep, nsys stats CSV, "
+                                "rocprof CSV)"), as_json)
             _parse_files(list(args), as_json)
             return
         _run_profile(list(args or []), shape, tool, reference, out, iters, as_json)

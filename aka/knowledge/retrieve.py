@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from aka.spec.knowledge import Chunk, Hit, Scope
+from aka.spec.knowledge import FILTER_KEYS, LAYERS, Chunk, Hit, Scope
 
 RRF_K = 60
 """Reciprocal-rank-fusion constant: a result ranked r contributes 1 / (RRF_K + r)."""
@@ -84,6 +84,15 @@ class HybridSearch:
         if hit is None or hit[0] != gen:
             hit = cache[layer] = (gen, LayerView(self.chunks(layer)))
         return hit[1]
+
+    def tag_values(self, layers: Sequence[str] = LAYERS) -> dict[str, set[str]]:
+        """Every value each filter key ('op', 'vendor', 'arch', 'dsl') has in the tags of `layers`."""
+        out: dict[str, set[str]] = {key: set() for key in FILTER_KEYS}
+        for layer in layers:
+            for c in self.view(layer).chunks:
+                for key in FILTER_KEYS:
+                    out[key].update(t.lower() for t in c.tags(key))
+        return out
 
     def search(self, query: str, scope: Scope = Scope(), k: int = 5) -> list[Hit]:
         """Top k chunks in scope for the query, by fused dense and keyword rank."""

@@ -46,8 +46,11 @@ def test_cli_parse_json_is_one_document(fx):
 def test_cli_bad_file_exit_2_names_file(fx):
     bad = fx("ncu_error_output_no_matching_section.txt")
     res = CliRunner().invoke(_app(), ["profile", "--parse", str(fx(RMS)), str(bad), "--json"])
-    assert res.exit_code == 2 and res.stdout == ""
+    assert res.exit_code == 2
     assert str(bad) in res.stderr and "==ERROR==" in res.stderr
+    doc = json.loads(res.stdout)   # --json: one document, failures included
+    assert doc["ok"] is False and doc["error_type"] == "ProfileParseError" and doc["file"] == str(bad)
+    assert [e["file"] for e in doc["errors"]] == [str(bad)]
 
 
 def test_cli_running_needs_a_valid_op():
