@@ -180,6 +180,9 @@ class ProfileReport:
     bytes), when the caller knows it; the summary compares the traffic moved with it."""
     calls: int = 1
     """How many calls of the operator the kernels listed cover (the profiled iterations)."""
+    warnings: list[str] = field(default_factory=list)
+    """What reading the files could not take as given, each naming what it concerns (e.g. a CSV
+    cut mid-row: the row dropped and its kernel)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -197,6 +200,7 @@ class ProfileReport:
             summary=data.get("summary", ""),
             compulsory_bytes=data.get("compulsory_bytes"),
             calls=int(data.get("calls") or 1),
+            warnings=list(data.get("warnings", [])),
         )
 
 
