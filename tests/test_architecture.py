@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).parents[1] / "aka"
-ORDER = ["spec", "hardware", "evaluate", "profile", "knowledge", "propose", "agent", "sessions",
+ORDER = ["spec", "hardware", "sandbox", "evaluate", "profile", "knowledge", "propose", "agent", "sessions",
          "batch", "cli"]
 MIDDLE = {"evaluate", "profile", "knowledge", "propose"}
 
