@@ -30,6 +30,9 @@ def _parse_files(files: list[str], as_json: bool) -> None:
         if as_json:  # one document naming every file that failed
             print_json({**error_document(errors[0]), "errors": [error_document(e) for e in errors]})
         raise typer.Exit(2)
+    for r in reports:
+        for w in r.warnings:
+            typer.echo(f"warning: {w}", err=True)
     if as_json:
         typer.echo(json.dumps({"reports": [r.to_dict() for r in reports]}, indent=1))
         return

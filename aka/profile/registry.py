@@ -13,6 +13,7 @@ from aka.profile.ncu_text import NcuRepParser, NcuTextParser
 from aka.profile.nsys import NsysKernSumParser
 from aka.profile.rocprof import RocprofCounterCollectionParser, RocprofStatsParser, RocprofTraceParser
 from aka.profile.summary import finish
+from aka.profile.textio import collecting_warnings
 from aka.spec.profile import ProfileReport
 
 HEAD_BYTES = 64 * 1024
@@ -100,13 +101,18 @@ def parse_file(path: str | Path) -> ProfileReport:
     """Parse any supported profiler output into a ProfileReport with bottleneck and summary."""
     p = Path(path)
     parser = detect(p)
-    try:
-        report = parser.parse(p)
-    except ProfileParseError:
-        raise
-    except (ValueError, KeyError, IndexError, TypeError, ZeroDivisionError, OverflowError, csv.Error) as exc:
-        raise ProfileParseError(str(p), f"malformed {parser.name} file ({type(exc).__name__}: {exc}); "
-                                        f"expected {parser.expects}") from None
+    with collecting_warnings() as notes:
+        try:
+            report = parser.parse(p)
+        except ProfileParseError as exc:
+            if not notes:
+                raise
+            raise ProfileParseError(exc.path, f"{exc.message} ({'; '.join(notes)})") from None
+        except (ValueError, KeyError, IndexError, TypeError, ZeroDivisionError, OverflowError, csv.Error) as exc:
+            raise ProfileParseError(str(p), f"malformed {parser.name} file ({type(exc).__name__}: {exc}); "
+                                            f"expected {parser.expects}") from None
     if not report.kernels:
-        raise ProfileParseError(str(p), f"no kernels found; expected {parser.expects}")
+        said = f" ({'; '.join(notes)})" if notes else ""
+        raise ProfileParseError(str(p), f"no kernels found; expected {parser.expects}{said}")
+    report.warnings += [n for n in notes if n not in report.warnings]
     return finish(report)

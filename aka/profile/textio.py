@@ -1,11 +1,20 @@
-"""Shared reading helpers: safe text, CSV tables found among noise, numbers, units, kernel names."""
+"""Shared reading helpers: safe text, CSV tables found among noise, numbers, units, kernel names.
+
+A CSV table cut off mid-row (its last row short of the header's fields, or ending inside a quoted
+field) loses that row, never silently: `table` drops it and says so through `warn`, which
+`registry.parse_file` collects into the report's `warnings`.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import re
+import warnings
+from contextvars import ContextVar
 from pathlib import Path
+from typing import Iterator
 
 from aka.errors import ProfileParseError
 
@@ -17,6 +26,30 @@ _BASES = {"byte": "byte", "bytes": "byte", "b": "byte", "second": "second", "s":
 _CLONE = re.compile(r"(\s*\[clone [^\]]*\]|\s*\(\.kd\)|\.kd)+$")
 _MANGLED_PART = re.compile(r"(\d+)")
 _ANON = re.compile(r"\(anonymous namespace\)::|<?unnamed>::")
+_NAME_COLUMNS = ("Kernel Name", "KernelName", "Kernel_Name", "Name")
+_ID_COLUMNS = ("ID", "Dispatch_Id", "Dispatch_ID", "Index", "Correlation_Id")
+_METRIC_COLUMNS = ("Metric Name", "Counter_Name")
+_SINK: ContextVar[list[str] | None] = ContextVar("aka_profile_warnings", default=None)
+
+
+@contextlib.contextmanager
+def collecting_warnings() -> Iterator[list[str]]:
+    """Collect what `warn` says while parsing (registry.parse_file puts it in the report)."""
+    sink: list[str] = []
+    token = _SINK.set(sink)
+    try:
+        yield sink
+    finally:
+        _SINK.reset(token)
+
+
+def warn(message: str) -> None:
+    """A reading problem the report must carry; outside `collecting_warnings`, a Python warning."""
+    sink = _SINK.get()
+    if sink is None:
+        warnings.warn(message, stacklevel=2)
+    elif message not in sink:
+        sink.append(message)
 
 
 def read_text(path: str | Path) -> str:
@@ -31,11 +64,6 @@ def read_text(path: str | Path) -> str:
     if b"\x00" in data[:65536]:
         raise ProfileParseError(str(p), "binary data where a text/CSV profiler output was expected")
     return data.decode("utf-8", errors="replace").replace("\x00", "")
-
-
-def csv_rows(lines: list[str]) -> list[list[str]]:
-    """Rows of CSV lines (csv module, so quoted commas and quotes are handled)."""
-    return list(csv.reader(io.StringIO("\n".join(lines), newline="")))
 
 
 def find_header(lines: list[str], pred, limit: int = 400) -> int | None:
@@ -53,17 +81,77 @@ def find_header(lines: list[str], pred, limit: int = 400) -> int | None:
 
 
 def table(text: str, pred, path: str, what: str) -> tuple[list[str], list[list[str]]]:
-    """Header and data rows of the first CSV table whose header satisfies `pred`, noise skipped."""
+    """Header and data rows of the first CSV table whose header satisfies `pred`, noise skipped;
+    a last row cut off mid-row is dropped with a warning naming it."""
     lines = text.splitlines()
     start = find_header(lines, pred)
     if start is None:
         raise ProfileParseError(path, f"no {what} header found")
     try:
-        rows = csv_rows(lines[start:])
+        numbered = _numbered_rows(lines[start:])
     except csv.Error as exc:
         raise ProfileParseError(path, f"malformed CSV in {what}: {exc}") from None
-    header = [c.strip() for c in rows[0]]
-    return header, [r for r in rows[1:] if any(c.strip() for c in r)]
+    header = [c.strip() for c in numbered[0][1]]
+    data = [(n, r) for n, r in numbered[1:] if any(c.strip() for c in r)]
+    if data:
+        n, last = data[-1]
+        widths = [len(r) for _, r in data[:-1] if len(r) >= 2]
+        cut = _cut_off(last, lines[start + n - 1:], min(widths, default=len(header)),
+                       text.endswith(("\n", "\r")))
+        if cut:
+            data.pop()
+            warn(f"{path}: line {start + n}: the last {what} row looks cut off ({cut}); dropped that "
+                 f"row: {_which(header, last)}")
+    return header, [r for _, r in data]
+
+
+def _numbered_rows(lines: list[str]) -> list[tuple[int, list[str]]]:
+    """CSV rows with the (1-based) line in `lines` where each starts."""
+    reader = csv.reader(io.StringIO("\n".join(lines), newline=""))
+    out, first = [], 1
+    for row in reader:
+        out.append((first, row))
+        first = reader.line_num + 1
+    return out
+
+
+def _cut_off(row: list[str], raw: list[str], width: int, ends_with_newline: bool) -> str:
+    """Why the table's last row may be incomplete ('' when it is whole). Profilers end every line
+    with a newline, so a file that stops inside its last row was cut there: that row ends inside a
+    quoted field, has fewer fields than the table's rows (`width`: the narrowest other row, as ncu
+    omits the rule columns on metric rows), or may have lost the end of its last value — unless that
+    value is a closed quoted field. A trailing noise line ('==PROF== ...') is no row."""
+    try:
+        list(csv.reader(io.StringIO("\n".join(raw), newline=""), strict=True))
+    except csv.Error as exc:
+        if "end of data" in str(exc):
+            return f"{len(row)} of {width} fields, the last one an unterminated quoted field"
+    if ends_with_newline or (len(row) == 1 and row[0].lstrip().startswith("==")):
+        return ""
+    if len(row) < width:
+        return f"{len(row)} of {width} fields"
+    if raw[-1].rstrip().endswith('"'):
+        return ""
+    return f"the file stops inside it, without a newline, so its last value {row[-1]!r} may be cut"
+
+
+def _which(header: list[str], row: list[str]) -> str:
+    """What a dropped row was about: its kernel (saying when the name itself is cut), id and metric."""
+    cols = columns(header)
+    said = []
+    for label, names in (("kernel", _NAME_COLUMNS), ("id", _ID_COLUMNS), ("metric", _METRIC_COLUMNS)):
+        i = next((cols[n.lower()] for n in names if n.lower() in cols), None)
+        if i is None or i >= len(row) or not row[i].strip():
+            if label == "kernel":
+                said.append("its kernel name is missing" if i is not None else "no kernel column")
+            continue
+        value = row[i].strip()
+        partial = i == len(row) - 1   # the last field that survived may itself be cut
+        if label == "kernel":
+            said.append(f"kernel {value!r}" + (" (its name is cut off there, so it is not kept)" if partial else ""))
+        elif not partial:
+            said.append(f"{header[i]} {value}")
+    return ", ".join(said)
 
 
 def columns(header: list[str]) -> dict[str, int]:
