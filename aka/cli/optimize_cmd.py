@@ -36,6 +36,8 @@ def optimize_command(
     kernels: Optional[List[Path]] = typer.Option(None, "--kernels", help="Reference-kernel folders "
                                                                          "(default: the shipped reference_kernels/)."),
     reps: int = typer.Option(100, "--reps", min=10, help="Timed repetitions per measurement."),
+    eval_timeout: float = typer.Option(300.0, "--eval-timeout", min=10.0,
+                                       help="Seconds one candidate's evaluation may take before it is a timeout."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON document instead of tables."),
 ) -> None:
     """Optimize OP: exit 0 when the session ends with a correct, honest kernel, 1 when it found none."""
@@ -54,6 +56,7 @@ def optimize_command(
                             max_dropouts=max_dropouts, seed=seed, shapes=tuple(shape or ()))
         req = OptimizeRequest(op=str(op) if op else "", config=config, sessions_dir=sessions_dir, resume=resume,
                               device=device, kb=kb, kb_dir=kb_dir, embedder=embedder, kernel_roots=tuple(kernels or ()), reps=reps,
+                              timeout_s=eval_timeout,
                               progress=not json_out, iterations_given=iterations is not None)
         outcome = run(req)
     if json_out:
