@@ -45,6 +45,9 @@ def profile(state: AgentState, deps: Deps) -> dict[str, Any]:
     shape = _heaviest(deps, result)
     compulsory = _compulsory_bytes(result, shape)
     out = (deps.profile_dir or path.parent) / f"profile-{version}"
+    n = 1
+    while out.exists():                                   # a resumed run profiles into a fresh folder
+        out, n = out.with_name(f"profile-{version}-{n}"), n + 1
     summary, report = deps.profiler.profile(deps.spec, path, shape, compulsory, out)
     deps.store.put_profile(version, summary, report)
     deps.hooks.emit("profile", {"version": version, "shape": shape, "summary": summary})

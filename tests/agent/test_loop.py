@@ -90,3 +90,28 @@ def test_a_gpu_that_disappears_ends_the_run_resumably_with_exit_3(tmp_path):
         harness.gpu_check(lambda: {"available": False, "reason": "NVML: GPU is lost"})
     assert err.value.exit_code == 3 and "--resume" in str(err.value)
     harness.gpu_check(lambda: {"available": True, "name": "NVIDIA H200"})      # a live GPU: the candidate's fault
+
+
+def test_a_new_incumbent_is_profiled_and_the_summary_reaches_the_proposer(tmp_path):
+    from aka.agent.deps import Deps
+    from aka.agent.graph import build_graph, initial_state
+    from aka.sessions.journal import Journal
+
+    from .loop_kit import SPEC, TABLE, ScriptedEvaluator, script_from
+
+    calls = []
+
+    class FakeProfiler:
+        def profile(self, spec, candidate, shape_id, compulsory_bytes, out_dir):
+            calls.append((candidate.parent.name, shape_id))
+            return f"memory-bound at {shape_id}: DRAM traffic 1.50x the compulsory bytes", {"kernels": []}
+
+    folder = SessionFolder.create(tmp_path, "20260101-000000-rmsnorm", {"op": {"name": "rmsnorm"}})
+    proposer = ScriptedProposer([cand(t) for t in ("a1", "d4")])
+    deps = Deps(spec=SPEC, config=LoopConfig(iterations=2, stall=10), evaluator=ScriptedEvaluator(
+        script_from(TABLE), interpreter=False), proposer=proposer, store=folder,
+        hooks=Journal(folder.journal_path), profiler=FakeProfiler())
+    build_graph(deps).invoke(initial_state("t"), {"recursion_limit": 100})
+    assert [c[0] for c in calls] == ["v001"]            # v001 promoted -> profiled; d4 promoted last, loop ended
+    assert "DRAM traffic 1.50x" in proposer.seen[1].profile_summary
+    assert (folder.root / "candidates" / "v001" / "profile.txt").is_file()
