@@ -63,8 +63,8 @@ def _run_profile(args: list[str], shape: Optional[str], tool: str, reference: bo
                           compulsory_bytes=compulsory_bytes_of(spec, sid), launcher=EnvLauncher(worker_env))
     report = outcome.report.to_dict() if outcome.report else None
     if as_json:
-        typer.echo(json.dumps({"status": outcome.status, "out_dir": outcome.out_dir, "report": report,
-                               "log_tail": outcome.log_tail}, indent=1, default=str))
+        typer.echo(json.dumps({"ok": outcome.status == "ok", "status": outcome.status, "out_dir": outcome.out_dir,
+                               "report": report, "log_tail": outcome.log_tail}, indent=1, default=str))
     else:
         typer.echo(f"== {spec.name} shape {sid} ({'eager reference' if reference else args[1]}) via {outcome.tool}; "
                    f"files in {outcome.out_dir}\n{outcome.summary}")

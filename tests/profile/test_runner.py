@@ -67,7 +67,7 @@ def test_application_failure_is_the_candidates_outcome(tmp_path, fake_path):
     res = CliRunner().invoke(build_app(), ["profile", OP, CAND, "--out", str(out), "--json"])
     assert res.exit_code == 1, res.output
     data = json.loads(res.stdout)
-    assert data["status"] == "app-failed" and data["report"] is None
+    assert data["status"] == "app-failed" and data["ok"] is False and data["report"] is None
     assert "illegal memory access" in data["log_tail"]
     assert {p.name for p in out.iterdir()} == {"step1.log", "summary.txt"}
     res = CliRunner().invoke(build_app(), ["profile", OP, CAND, "--out", str(tmp_path / "again")])
