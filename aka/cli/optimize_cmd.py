@@ -45,7 +45,7 @@ def optimize_command(
     from aka.cli.optimize_build import run
     from aka.sessions.run import OptimizeRequest
 
-    with handled():
+    with handled(json_out=json_out):
         if op is None and resume is None:
             raise typer.BadParameter("give OP, or --resume SESSION")
         if device not in ("auto", "cuda", "cpu"):

@@ -24,6 +24,9 @@ def test_bad_operator_exits_2_and_creates_nothing(tmp_path):
     assert out.returncode == 2 and "no such file" in out.stderr
     out = aka("optimize", RMSNORM, "--shape", "nope", "--sessions-dir", tmp_path / "s", cwd=tmp_path)
     assert out.returncode == 2 and "unknown shape id" in out.stderr
+    out = aka("optimize", tmp_path / "missing", "--sessions-dir", tmp_path / "s", "--json", cwd=tmp_path)
+    doc = json.loads(out.stdout)
+    assert out.returncode == 2 and doc["ok"] is False and doc["exit_code"] == 2
     assert not (tmp_path / "s").exists()
 
 

@@ -13,7 +13,7 @@ FAST = EvalOptions(time=False, timeout_s=60)
 CHEATS = {
     "cheat_torch_fallback.py": (EvalStatus.CHEAT, "torch-compute", None),
     "cheat_decoy_launch.py": (EvalStatus.CHEAT, "runtime-torch-compute", "cpu-a"),
-    "cheat_borrowed_kernel.py": (EvalStatus.CHEAT, "ghost-replay", "cpu-a"),
+    "cheat_borrowed_kernel.py": (EvalStatus.CHEAT, "import-not-allowed", None),  # ghost replay: test_borrowed_kernel.py
     "cheat_tensor_method_math.py": (EvalStatus.CHEAT, "tensor-method-math", None),
     "cheat_hard_coded_shapes.py": (EvalStatus.WRONG, "unwritten-output", "cpu-held"),
     "cheat_caching.py": (EvalStatus.CHEAT, "stale-output", "cpu-a"),

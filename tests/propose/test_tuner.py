@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import pytest
+
 from aka.propose.tuner import Tuner, arch_ok, eligible
 from aka.spec.kernel import read_kernel_meta
 from aka.spec.load import load_op
@@ -11,6 +13,19 @@ ROOT = Path(__file__).parents[2]
 SPEC = load_op(ROOT / "suites" / "llm-inference" / "rmsnorm")
 CPU = {"kind": "cpu", "name": "cpu", "vendor": "cpu", "arch": "cpu"}
 SHAPES = [s.id for s in SPEC.shapes]
+
+
+THREE = ("blocked_columns.py", "multi_row_tile.py", "one_row_registers.py")
+
+
+@pytest.fixture
+def kernels(tmp_path):
+    """A kernel root holding three rmsnorm families (the shipped folder grows; these tests count)."""
+    root = tmp_path / "kernels" / "rmsnorm"
+    root.mkdir(parents=True)
+    for name in THREE:
+        (root / name).write_text((ROOT / "reference_kernels" / "rmsnorm" / name).read_text())
+    return tmp_path / "kernels"
 
 
 def ctx(trials=(), **kw):
@@ -23,20 +38,20 @@ def trial(p, times, status="accepted"):
                  times_us=times, input_shapes={s: [[1, 2]] for s in times})
 
 
-def test_screens_every_eligible_family_at_defaults_first():
-    tuner = Tuner([ROOT / "reference_kernels"])
+def test_screens_every_eligible_family_at_defaults_first(kernels):
+    tuner = Tuner([kernels])
     seen, trials = [], []
     for _ in range(3):
         p = tuner.propose(ctx(trials))
         seen.append(p.candidate.family)
-        assert p.candidate.params == read_kernel_meta(ROOT / "reference_kernels" / p.candidate.family).defaults()
+        assert p.candidate.params == read_kernel_meta(kernels / p.candidate.family).defaults()
         trials.append(trial(p, {s: 10.0 for s in SHAPES}))
     assert sorted(seen) == ["rmsnorm/blocked_columns.py", "rmsnorm/multi_row_tile.py",
                             "rmsnorm/one_row_registers.py"]
 
 
-def test_proposes_a_dispatcher_when_shapes_disagree_then_tunes_untried_points():
-    tuner = Tuner([ROOT / "reference_kernels"])
+def test_proposes_a_dispatcher_when_shapes_disagree_then_tunes_untried_points(kernels):
+    tuner = Tuner([kernels])
     trials = []
     fast = {"rmsnorm/blocked_columns.py": SHAPES[:3], "rmsnorm/multi_row_tile.py": SHAPES[3:]}
     incumbent = None
@@ -72,8 +87,8 @@ def test_runs_out_when_every_point_was_measured(tmp_path):
     assert tuner.propose(ctx(trials)) is None
 
 
-def test_after_a_dropout_avoided_families_are_skipped_by_screening():
-    tuner = Tuner([ROOT / "reference_kernels"])
+def test_after_a_dropout_avoided_families_are_skipped_by_screening(kernels):
+    tuner = Tuner([kernels])
     p = tuner.propose(ctx(avoid_families=("rmsnorm/blocked_columns.py", "rmsnorm/multi_row_tile.py"), dropouts=1))
     assert p.candidate.family == "rmsnorm/one_row_registers.py"
 
@@ -86,14 +101,14 @@ def test_eligibility_by_front_matter():
     assert arch_ok(("sm80",), "sm90") and not arch_ok(("sm90a",), "sm100") and not arch_ok(("gfx942",), "sm90")
 
 
-def test_retrieved_kernels_join_only_when_their_front_matter_names_the_operator(tmp_path):
+def test_retrieved_kernels_join_only_when_their_front_matter_names_the_operator(tmp_path, kernels):
     from aka.spec.memory import Snippet
 
     src = (ROOT / "reference_kernels" / "rmsnorm" / "blocked_columns.py").read_text()
     (tmp_path / "upstream").mkdir()
     (tmp_path / "upstream" / "rms.py").write_text(src)
     (tmp_path / "upstream" / "other.py").write_text(src.replace("op: rmsnorm", "op: layernorm"))
-    tuner = Tuner([ROOT / "reference_kernels"], source_root=tmp_path)
+    tuner = Tuner([kernels], source_root=tmp_path)
     hits = [Snippet("upstream/rms.py", "", "", "reference", 1.0, ops=("rmsnorm",)),
             Snippet("upstream/other.py", "", "", "reference", 0.9, ops=("rmsnorm",))]
     keys = [f.key for f in tuner.families(ctx(knowledge=hits))]
