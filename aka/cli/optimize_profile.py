@@ -1,5 +1,5 @@
 """The platform profiler as the loop's `Profiler`: `aka.profile.api.profile` on one shape of the
-incumbent, its application wrapped by the same launcher `aka profile` uses."""
+incumbent, run by the same default launcher `aka profile` uses (the sandbox, where it holds)."""
 
 from __future__ import annotations
 
@@ -11,23 +11,22 @@ from aka.spec.op import OpSpec
 
 
 class PlatformProfiler:
-    """Nsight Compute / rocprof through the profile library; a failing application is data."""
+    """Nsight Compute / rocprof through the profile library; a failing application is data. A
+    `launcher` of None means the default one (`aka.profile.launch.default_launcher`)."""
 
-    def __init__(self, tool: str, launcher: Any):
+    def __init__(self, tool: str, launcher: Any = None):
         self.tool, self.launcher = tool, launcher
 
     @classmethod
     def detect(cls) -> "PlatformProfiler | None":
         """The profiler found on this machine, or None (the loop then journals 'skipped')."""
-        from aka.evaluate.pool import worker_env
         from aka.profile import runner
-        from aka.profile.api import EnvLauncher
 
         try:
             tool, _ = runner.choose_tool("auto")
         except AkaError:                          # no profiler here: the loop runs without one
             return None
-        return cls(tool, EnvLauncher(worker_env))
+        return cls(tool)
 
     def profile(self, spec: OpSpec, candidate: Path, shape_id: str, compulsory_bytes: float | None,
                 out_dir: Path) -> tuple[str, dict[str, Any] | None]:

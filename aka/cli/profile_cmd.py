@@ -42,12 +42,11 @@ def _parse_files(files: list[str], as_json: bool) -> None:
 
 def _run_profile(args: list[str], shape: Optional[str], tool: str, reference: bool,
                  out: Optional[Path], iters: int, as_json: bool) -> None:
-    """Profile one shape of a candidate (or of the eager reference) and print the summary; exit 1
-    when the candidate failed under the profiler or launched no kernel."""
+    """Profile one shape of a candidate (or of the eager reference) in the sandbox and print the
+    summary; exit 1 when the candidate failed under the profiler or launched no kernel."""
     from aka.cli.common import handled
     from aka.evaluate.evaluator import read_candidate
-    from aka.evaluate.pool import worker_env
-    from aka.profile.api import EnvLauncher, compulsory_bytes_of, profile
+    from aka.profile.api import compulsory_bytes_of, profile
     from aka.spec.load import load_op
 
     with handled(as_json):
@@ -60,11 +59,14 @@ def _run_profile(args: list[str], shape: Optional[str], tool: str, reference: bo
         stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
         target = out or Path(".aka") / "profiles" / f"{stamp}-{spec.name}-{sid}{'-eager' if reference else ''}"
         outcome = profile(spec, Path(args[1]), sid, out_dir=target, tool=tool, iters=iters, reference=reference,
-                          compulsory_bytes=compulsory_bytes_of(spec, sid), launcher=EnvLauncher(worker_env))
+                          compulsory_bytes=compulsory_bytes_of(spec, sid))
     report = outcome.report.to_dict() if outcome.report else None
+    for w in outcome.warnings:
+        typer.echo(f"warning: {w}", err=True)
     if as_json:
         typer.echo(json.dumps({"ok": outcome.status == "ok", "status": outcome.status, "out_dir": outcome.out_dir,
-                               "report": report, "log_tail": outcome.log_tail}, indent=1, default=str))
+                               "report": report, "log_tail": outcome.log_tail, "warnings": outcome.warnings},
+                              indent=1, default=str))
     else:
         typer.echo(f"== {spec.name} shape {sid} ({'eager reference' if reference else args[1]}) via {outcome.tool}; "
                    f"files in {outcome.out_dir}\n{outcome.summary}")

@@ -1,7 +1,7 @@
 """Profiling one shape of a candidate as a library call (the agent calls it once per incumbent).
 
-`profile()` builds the driver's command line, picks the tool, runs it with the application started
-through a `Launcher` (its isolation: environment, namespaces, limits), then parses and summarizes.
+`profile()` builds the driver's command line, picks the tool, runs it through a `Launcher` (its
+isolation: by default the sandbox, see aka.profile.launch), then parses and summarizes.
 A candidate that fails under the profiler is a `ProfileOutcome` with that status and its log; only
 aka's own faults and a missing or unusable profiler (`EnvironmentMissing`) raise.
 """
@@ -9,57 +9,24 @@ aka's own faults and a missing or unusable profiler (`EnvironmentMissing`) raise
 from __future__ import annotations
 
 import json
-import os
-import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping, Protocol
 
 from aka.errors import CandidateError, InputError
 from aka.hardware.nvml import device_info
 from aka.profile import runner
+from aka.profile.launch import EnvLauncher, Launcher, SandboxLauncher, default_launcher, resolve, scrub_env
 from aka.profile.summary import finish
 from aka.spec import expr
 from aka.spec.op import OpSpec
 from aka.spec.profile import ProfileOutcome
 
+__all__ = ["DRIVER", "EnvLauncher", "Launcher", "SandboxLauncher", "compulsory_bytes_of", "default_launcher",
+           "driver_argv", "profile", "scrub_env"]
+
 DRIVER = "aka.evaluate.profile_driver"
 """The application profiled: it launches the candidate inside a profiler range. Named, never
 imported (profile and evaluate do not import each other)."""
-
-
-class Launcher(Protocol):
-    """How the profiled application is started: the isolation around it."""
-
-    def wrap(self, argv: list[str], workdir: Path) -> tuple[list[str], dict[str, str]]:
-        """`argv` (the profiler's command line, which starts the application) with any isolation
-        prefix added, and the environment to run it with; `workdir` is the only folder it writes."""
-        ...
-
-
-_KEEP = re.compile(r"^(PATH|HOME|USER|LANG|TERM|TMPDIR|LD_LIBRARY_PATH|PYTHONPATH|VIRTUAL_ENV"
-                   r"|(LC|CUDA|NVIDIA|TRITON|TORCH|HIP|ROCM|HSA)_\w+)$")
-_SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH", re.IGNORECASE)
-
-
-def scrub_env(environ: Mapping[str, str]) -> dict[str, str]:
-    """What the GPU stack needs and no credential, with this aka importable by the driver."""
-    env = {k: v for k, v in environ.items() if _KEEP.match(k) and not _SECRET.search(k)}
-    root = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
-    return env
-
-
-@dataclass(frozen=True)
-class EnvLauncher:
-    """No wrapping; a scrubbed copy of this process's environment. The caller may inject its own
-    scrubbing (the evaluation worker's); the sandbox package will replace this launcher."""
-
-    scrub: Callable[[dict[str, str]], dict[str, str]] = scrub_env
-
-    def wrap(self, argv: list[str], workdir: Path) -> tuple[list[str], dict[str, str]]:
-        return list(argv), self.scrub(dict(os.environ))
 
 
 def driver_argv(spec: OpSpec, candidate: Path, shape_id: str, iters: int = 1,
@@ -87,27 +54,29 @@ def profile(spec: OpSpec, candidate_path: Path, shape_id: str, *, out_dir: Path,
         raise InputError(f"iters must be at least 1, not {iters}")
     tool_name, exe = runner.choose_tool(tool)
     app = driver_argv(spec, candidate_path, shape_id, iters, reference)
-    run = runner.run(tool_name, exe, app, Path(out_dir), timeout_s=timeout_s,
-                     wrap=(launcher or EnvLauncher()).wrap)
-    return _outcome(run, shape_id, iters, compulsory_bytes)
+    launcher, warnings = resolve(launcher, [spec.path, spec.reference, str(candidate_path.resolve())])
+    run = runner.run(tool_name, exe, app, Path(out_dir), timeout_s=timeout_s, wrap=launcher.wrap)
+    return _outcome(run, shape_id, iters, compulsory_bytes, warnings)
 
 
-def _outcome(run: runner.ProfileRun, shape_id: str, iters: int, compulsory_bytes: float | None) -> ProfileOutcome:
+def _outcome(run: runner.ProfileRun, shape_id: str, iters: int, compulsory_bytes: float | None,
+             warnings: list[str]) -> ProfileOutcome:
     """The outcome of a run, with report.json (when parsed) and summary.txt written beside the files."""
     files = [str(f) for f in run.files]
     if run.report is None:
         summary = _failure_text(run, shape_id)
         outcome = ProfileOutcome(run.status, run.tool, shape_id, str(run.out_dir), log_tail=run.log_tail,
-                                 summary=summary, files=files)
+                                 summary=summary, files=files, warnings=list(warnings))
     else:
         report = run.report
         report.calls = iters
+        report.warnings += [w for w in warnings if w not in report.warnings]
         if not report.device:
             report.device = device_info()
         finish(report, compulsory_bytes)
         (run.out_dir / "report.json").write_text(json.dumps(report.to_dict(), indent=1, default=str))
         outcome = ProfileOutcome("ok", run.tool, shape_id, str(run.out_dir), report=report,
-                                 summary=report.summary, files=files)
+                                 summary=report.summary, files=files, warnings=list(warnings))
     (run.out_dir / "summary.txt").write_text(outcome.summary + "\n")
     return outcome
 

@@ -232,6 +232,8 @@ class ProfileOutcome:
     """Proposer-facing text: the report's summary, or what failed and the log's tail."""
     files: list[str] = field(default_factory=list)
     """The profiler's output files, as written in `out_dir`."""
+    warnings: list[str] = field(default_factory=list)
+    """What weakened the run, e.g. the profiled application ran without the sandbox's layers."""
 
     def __post_init__(self) -> None:
         if self.status not in PROFILE_STATUSES:

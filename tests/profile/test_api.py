@@ -74,12 +74,12 @@ def test_launcher_wraps_the_application_and_sets_its_environment(tmp_path, monke
     assert export.startswith(" yes --import")           # not wrapped, same environment
 
 
-def test_default_launcher_scrubs_credentials(tmp_path, monkeypatch, fx):
+def test_env_launcher_scrubs_credentials(tmp_path, monkeypatch, fx):
     seen = tmp_path / "env"
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")
     fake_tool(tmp_path, monkeypatch, f'env > "{seen}"\n' + prints_page(fx(RMS)))
-    api.profile(SPEC, CAND, "cpu-a", out_dir=tmp_path / "p")
+    api.profile(SPEC, CAND, "cpu-a", out_dir=tmp_path / "p", launcher=api.EnvLauncher())
     env = dict(line.split("=", 1) for line in seen.read_text().splitlines() if "=" in line)
     assert "OPENAI_API_KEY" not in env and env["CUDA_VISIBLE_DEVICES"] == "0"
     assert str(Path(api.__file__).resolve().parents[2]) in env["PYTHONPATH"].split(os.pathsep)
