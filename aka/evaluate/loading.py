@@ -6,12 +6,15 @@ import contextlib
 import hashlib
 import importlib.util
 import inspect
+import os
 import sys
+import traceback
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable, Iterator
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 TORCH_DTYPES = {
     "bfloat16": torch.bfloat16, "float16": torch.float16, "float32": torch.float32,
@@ -57,56 +60,246 @@ def _clone(v: Any) -> Any:
     return v.detach().clone() if isinstance(v, torch.Tensor) else v
 
 
+class OperatorFault(Exception):
+    """Reference code raised: the operator's reference, input generator or constructor arguments
+    are at fault (the user's input, exit 2), never a candidate.
+
+    `file` is the reference (or Atrex input.py) file, `line` the deepest traceback line inside it
+    (None when the error did not pass through it), `stage` one of STAGES."""
+
+    STAGES = ("load", "init", "inputs", "forward")
+
+    def __init__(self, message: str, file: str, line: int | None = None, stage: str = "load"):
+        self.message, self.file, self.line, self.stage = message, file, line, stage
+        where = f"{file}:{line}" if line else file
+        super().__init__(f"{where}: the operator's reference failed ({stage}): {message}")
+
+    def __reduce__(self) -> tuple:
+        return type(self), (self.message, self.file, self.line, self.stage)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"message": self.message, "file": self.file, "line": self.line, "stage": self.stage}
+
+
+@contextlib.contextmanager
+def blame(stage: str, file: str, what: str) -> Iterator[None]:
+    """Re-raise any exception from the block as an OperatorFault naming FILE and its line."""
+    try:
+        yield
+    except OperatorFault:
+        raise
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - reference code: whatever it raises is the operator's
+        raise OperatorFault(f"{what} raised {type(exc).__name__}: {exc}", file, _line_in(exc, file), stage) from exc
+
+
+def _line_in(exc: BaseException, file: str) -> int | None:
+    """The deepest traceback line inside FILE (or a SyntaxError's own line there)."""
+    target = os.path.realpath(file)
+    line = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if os.path.realpath(frame.filename) == target:
+            line = frame.lineno
+    if line is None and isinstance(exc, SyntaxError) and exc.filename and os.path.realpath(exc.filename) == target:
+        line = exc.lineno
+    return line
+
+
+class DeviceRemap(TorchFunctionMode):
+    """Reference code written for a GPU runs on DEVICE: a 'cuda' / 'cuda:N' / torch.device('cuda')
+    `device` argument, `Tensor.cuda()` and `Tensor.to('cuda')` all go to DEVICE instead."""
+
+    def __init__(self, device: torch.device):
+        super().__init__()
+        self.device = device
+
+    def __torch_function__(self, func: Callable, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+        kwargs = dict(kwargs or {})
+        if func is torch.Tensor.cuda:
+            return args[0].to(self.device)
+        if "device" in kwargs:
+            kwargs["device"] = self._map(kwargs["device"], index_ok=True)
+        if func is torch.Tensor.to:
+            args = tuple(self._map(a) for a in args)
+        return func(*args, **kwargs)
+
+    def _map(self, value: Any, index_ok: bool = False) -> Any:
+        if isinstance(value, str) and (value == "cuda" or value.startswith("cuda:")):
+            return self.device
+        if isinstance(value, torch.device) and value.type == "cuda":
+            return self.device
+        if index_ok and isinstance(value, int) and not isinstance(value, bool):
+            return self.device
+        return value
+
+
 class Operator:
-    """The reference side of an operator: its Model and input generator, on one device/dtype."""
+    """The reference side of an operator: its Model and input generator, on one device/dtype.
+
+    Every exception raised by reference code comes out as an OperatorFault."""
 
     def __init__(self, spec: dict[str, Any], device: str, dtype: str):
         self.spec, self.device, self.dtype_name = spec, torch.device(device), dtype
         self.dtype = TORCH_DTYPES[dtype]
-        self.module = load_module(spec["reference"], "reference")
-        self.model_cls = self.module.Model
-        self.kernelbench = bool(spec.get("kernelbench"))
-        params = list(inspect.signature(self.model_cls.forward).parameters)
+        self.declared = TORCH_DTYPES.get(spec.get("dtype", dtype)) or self.dtype
+        self.form = spec.get("form") or ("kernelbench" if spec.get("kernelbench") else "op.yaml")
+        self.kernelbench = self.form == "kernelbench"
+        self.reference = spec["reference"]
+        self.inputs_file = spec.get("inputs") or self.reference
+        self.input_dtypes = dict(spec.get("input_dtypes") or {})
+        with blame("load", self.reference, "importing the reference"), self.on_device():
+            self.module = load_module(self.reference, "reference")
+            self.model_cls = self.module.Model
+            params = list(inspect.signature(self.model_cls.forward).parameters)
         self.arg_names = [p for p in params if p != "self"]
+        self.inputs_module = self.module
+        if self.form == "atrex":
+            with blame("load", self.inputs_file, "importing the input generator"), self.on_device():
+                self.inputs_module = load_module(self.inputs_file, "inputs")
+
+    def on_device(self) -> contextlib.AbstractContextManager:
+        """Hard-coded CUDA devices in reference code map to the run device (nothing on a GPU)."""
+        return contextlib.nullcontext() if self.device.type == "cuda" else DeviceRemap(self.device)
 
     def init_args(self, params: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        if self.form == "atrex":
+            return [], self._shape_init_kwargs(params)
         if self.kernelbench:
-            return list(self.module.get_init_inputs()), {}
+            with blame("init", self.reference, "get_init_inputs()"), self.on_device():
+                return list(self.module.get_init_inputs()), {}
         fn = getattr(self.module, "init_kwargs", None)
-        return [], dict(fn(**params)) if fn else {}
+        if fn is None:
+            return [], {}
+        with blame("init", self.reference, "init_kwargs(...)"), self.on_device():
+            return [], dict(fn(**_accepted(fn, params)))
+
+    def _shape_init_kwargs(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The init_kwargs of the shape whose input_kwargs are PARAMS (shapes.json)."""
+        for key in ("shapes", "held_out_shapes", "cpu_shapes", "cpu_held_out_shapes"):
+            for shape in self.spec.get(key, ()):
+                if shape["params"] == params:
+                    return dict(shape.get("init_kwargs") or {})
+        raise ValueError(f"no shape of {self.spec.get('name')} has input_kwargs {params}")
 
     def build(self, params: dict[str, Any], seed: int) -> torch.nn.Module:
         torch.manual_seed(seed)
         args, kwargs = self.init_args(params)
-        return self.place_model(self.model_cls(*args, **kwargs))
+        with blame("init", self.reference, "Model(...)"), self.on_device():
+            model = self.model_cls(*args, **kwargs)
+        model = self.place_model(model)
+        if self.device.type != "cuda":  # the reference's forward may hard-code CUDA too
+            _remap_forward(model, self.device)
+        return model
 
     def place_model(self, model: torch.nn.Module) -> torch.nn.Module:
-        """On the device; floating parameters in the operator's dtype (integer ops keep theirs)."""
+        """On the device; floating parameters in the operator's dtype (integer ops keep theirs;
+        with declared input dtypes, only those in the declared dtype follow a run-dtype change)."""
         model = model.to(device=self.device)
+        if self.input_dtypes:
+            return model._apply(self._retype).eval()
         if self.dtype.is_floating_point:
             model = model.to(dtype=self.dtype)
         return model.eval()
 
-    def make_inputs(self, params: dict[str, Any], seed: int) -> Inputs:
-        torch.manual_seed(seed)
-        if self.kernelbench:
-            raw = [self._place(v) for v in self.module.get_inputs()]
-        else:
-            with torch.device(self.device):
-                raw = self.module.make_inputs(dtype=self.dtype, device=self.device, **params)
-        if isinstance(raw, dict):
-            return Inputs(list(raw), {k: self._place(v) for k, v in raw.items()}, keyword=True)
-        raw = list(raw)
-        names = self.arg_names[: len(raw)] + [f"arg{i}" for i in range(len(self.arg_names), len(raw))]
-        return Inputs(names, {n: self._place(v) for n, v in zip(names, raw)}, keyword=False)
+    def reference_forward(self, model: Callable, inputs: Inputs) -> Any:
+        """The reference's output for INPUTS (no grad); what its forward raises is an OperatorFault."""
+        with torch.no_grad(), blame("forward", self.reference, "Model.forward"), self.on_device():
+            return inputs.call(model)
 
-    def _place(self, v: Any) -> Any:
+    def make_inputs(self, params: dict[str, Any], seed: int) -> Inputs:
+        """The forward's inputs for one shape, seeded, on the device; see docs/op-spec.md for
+        which tensors are cast to the operator's dtype."""
+        torch.manual_seed(seed)
+        raw, typed = self._generate(params)
+        if isinstance(raw, dict):
+            self._check_names(list(raw))
+            return Inputs(list(raw), {k: self._place(k, v, typed) for k, v in raw.items()}, keyword=True)
+        names = self.arg_names[: len(raw)] + [f"arg{i}" for i in range(len(self.arg_names), len(raw))]
+        return Inputs(names, {n: self._place(n, v, typed) for n, v in zip(names, raw)}, keyword=False)
+
+    def _generator(self) -> str:
+        return {"atrex": "_make_inputs", "kernelbench": "get_inputs"}.get(self.form, "make_inputs")
+
+    def _generate(self, params: dict[str, Any]) -> tuple[dict | list, bool]:
+        """The generator's output (a dict, or a list), and whether it names `dtype` (then it chose
+        its tensors' dtypes; otherwise floating tensors are cast to the operator's)."""
+        name = self._generator()
+        with blame("inputs", self.inputs_file, f"{name}(...)"), self.on_device():
+            fn = getattr(self.inputs_module, name)
+            if self.form == "atrex":
+                kwargs, typed = params, False
+            elif self.kernelbench:
+                kwargs, typed = {}, False
+            else:  # dtype and device go to a signature that takes them (a **kwargs one too)
+                kwargs = _accepted(fn, {**params, "dtype": self.dtype, "device": self.device})
+                typed = "dtype" in _named(fn)
+            with torch.device(self.device) if "device" in _named(fn) else contextlib.nullcontext():
+                raw = fn(**kwargs)
+            if isinstance(raw, (dict, list)):
+                return raw, typed
+            if isinstance(raw, (str, bytes, torch.Tensor)) or not hasattr(raw, "__iter__"):
+                raise OperatorFault(f"{name} returned a {type(raw).__name__}; expected a list, a tuple or a dict",
+                                    self.inputs_file, None, "inputs")
+            return list(raw), typed
+
+    def _check_names(self, names: list[str]) -> None:
+        """Keyword inputs name parameters of Model.forward (unless it takes **kwargs)."""
+        params = inspect.signature(self.model_cls.forward).parameters.values()
+        if any(p.kind is p.VAR_KEYWORD for p in params):
+            return
+        unknown = [n for n in names if n not in self.arg_names]
+        if unknown:
+            raise OperatorFault(f"{self._generator()} returned input(s) {unknown} that Model.forward does "
+                                f"not take (it takes: {', '.join(self.arg_names)})", self.inputs_file, None, "inputs")
+
+    def _place(self, name: str, v: Any, typed: bool) -> Any:
+        """On the device; a floating tensor the generator chose no dtype for in the operator's."""
         if not isinstance(v, torch.Tensor):
             return v
         v = v.to(self.device)
-        if self.kernelbench and v.is_floating_point():
+        if name in self.input_dtypes:
+            return self._retype(v)
+        if not typed and v.is_floating_point():
             v = v.to(self.dtype)
         return v
+
+    def _retype(self, t: torch.Tensor) -> torch.Tensor:
+        """The declared dtype becomes the run dtype (e.g. bfloat16 run in float32 on the
+        interpreter); every other dtype stays."""
+        return t.to(self.dtype) if t.dtype == self.declared and self.declared != self.dtype else t
+
+
+def _accepted(fn: Callable, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The KWARGS FN's signature accepts by name (all of them for a **kwargs signature)."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return kwargs
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return kwargs
+    return {k: v for k, v in kwargs.items() if k in _named(fn)}
+
+
+def _named(fn: Callable) -> set[str]:
+    """Parameter names FN's signature spells out (passable by keyword)."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return set()
+    return {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+
+def _remap_forward(model: torch.nn.Module, device: torch.device) -> None:
+    """Every call of MODEL runs under DeviceRemap (hooks, so copies of the model keep it)."""
+    mode = DeviceRemap(device)
+
+    def enter(module: torch.nn.Module, args: tuple) -> None:
+        mode.__enter__()
+
+    def leave(module: torch.nn.Module, args: tuple, out: Any) -> None:
+        mode.__exit__(None, None, None)
+
+    model.register_forward_pre_hook(enter)
+    model.register_forward_hook(leave, always_call=True)
 
 
 def kernel_objects(module: ModuleType) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Read an operator (op.yaml folder or file, or a KernelBench problem file) into an OpSpec.
+"""Read an operator (op.yaml folder or file, KernelBench problem file, Atrex-Bench folder) into an OpSpec.
 
 Validation is complete before anything runs: unknown keys, missing fields, bad expressions and a
 reference without `Model` raise one SpecError naming the file and the field. The reference is
@@ -8,6 +8,7 @@ checked by parsing it, never by importing it.
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ import yaml
 
 from aka.errors import SpecError
 from aka.spec import expr
-from aka.spec.op import DTYPES, OpSpec, Roofline, Shape, Tolerance
+from aka.spec.op import DTYPES, OpSpec, Roofline, Shape, ShapeWork, Tolerance
 
 REQUIRED = ("name", "reference", "dtype", "shapes")
 OPTIONAL = (
@@ -27,16 +28,21 @@ SHAPE_KEYS = {"id", "params", "weight", "phase"}
 BACKENDS = ("triton", "cuda")
 BASELINES = ("eager", "torch.compile")
 PHASES = ("prefill", "decode", "any")
+ATREX_FILES = ("reference.py", "input.py", "shapes.json")
 
 
 def load_op(path: str | Path) -> OpSpec:
-    """Load OP: a folder holding op.yaml, an op.yaml path, or a KernelBench problem file."""
+    """Load OP: a folder holding op.yaml, an op.yaml path, a KernelBench problem file, or an
+    Atrex-Bench operator folder (reference.py, input.py, shapes.json)."""
     p = Path(path)
     if p.is_dir():
+        if not (p / "op.yaml").exists() and any((p / n).exists() for n in ATREX_FILES):
+            return _load_atrex(p)
         p = p / "op.yaml"
     if not p.exists():
         raise SpecError(str(p), "path", "no such file (expected a folder with op.yaml, an op.yaml, "
-                        "or a KernelBench .py problem file)")
+                        "a KernelBench .py problem file, or an Atrex-Bench folder with "
+                        "reference.py, input.py and shapes.json)")
     if p.suffix == ".py":
         return _load_kernelbench(p)
     try:
@@ -109,20 +115,30 @@ def _check_reference(f: str, ref: Path, *, kernelbench: bool) -> None:
     field = "path" if kernelbench else "reference"
     if not ref.is_file():
         raise SpecError(f, field, f"reference file not found: {ref}")
-    try:
-        tree = ast.parse(ref.read_text(), filename=str(ref))
-    except SyntaxError as exc:
-        raise SpecError(f, field, f"{ref}:{exc.lineno}: not valid Python ({exc.msg})") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(f, field, f"cannot read {ref}: {exc}") from None
-    classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
-    funcs = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
-    if "Model" not in classes:
-        raise SpecError(f, field, f"{ref} defines no `class Model(torch.nn.Module)`")
+    tree = _parse_python(f, field, ref)
     needed = ("get_inputs", "get_init_inputs") if kernelbench else ("make_inputs",)
-    for fn in needed:
-        if fn not in funcs:
-            raise SpecError(f, field, f"{ref} defines no `{fn}` function")
+    _require(f, field, ref, tree, "Model", needed)
+
+
+def _parse_python(f: str, field: str, path: Path) -> ast.Module:
+    try:
+        return ast.parse(path.read_text(), filename=str(path))
+    except SyntaxError as exc:
+        line = exc.lineno if f == str(path) else None  # a line of F itself, or only in the message
+        raise SpecError(f, field, f"{path}:{exc.lineno}: not valid Python ({exc.msg})", line=line) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(f, field, f"cannot read {path}: {exc}") from None
+
+
+def _require(f: str, field: str, path: Path, tree: ast.Module, cls: str | None, funcs: tuple[str, ...]) -> None:
+    """The file defines `class <cls>` and each function in FUNCS at its top level."""
+    classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+    defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    if cls and cls not in classes:
+        raise SpecError(f, field, f"{path} defines no `class {cls}(torch.nn.Module)`")
+    for fn in funcs:
+        if fn not in defined:
+            raise SpecError(f, field, f"{path} defines no `{fn}` function")
 
 
 def _str(f: str, field: str, value: Any) -> str:
@@ -232,3 +248,159 @@ def _roofline(f: str, value: Any, dtype: str, shapes: tuple[Shape, ...]) -> Roof
             except expr.ExpressionError as exc:
                 raise SpecError(f, field, f"shape {s.id!r}: {exc}") from None
     return Roofline(flops={k: str(v) for k, v in flops.items()}, bytes=str(byts))
+
+
+def _load_atrex(folder: Path) -> OpSpec:
+    """An Atrex-Bench operator folder: reference.py (class Model), input.py (_make_inputs),
+    shapes.json, and optionally metadata.json and roofline.json (scoring only)."""
+    for name in ATREX_FILES:
+        if not (folder / name).is_file():
+            raise SpecError(str(folder / name), "<file>", "missing: an Atrex-Bench operator folder holds "
+                            f"{', '.join(ATREX_FILES)} (an op.yaml operator folder holds op.yaml)")
+    ref, inp, shapes_file = (folder / n for n in ATREX_FILES)
+    ref_tree = _parse_python(str(ref), "<python>", ref)
+    _require(str(ref), "Model", ref, ref_tree, "Model", ())
+    inp_tree = _parse_python(str(inp), "<python>", inp)
+    _require(str(inp), "_make_inputs", inp, inp_tree, None, ("_make_inputs",))
+    entries = _atrex_shapes(str(shapes_file), _json(shapes_file, required=True))
+    _check_kwargs(str(shapes_file), entries, "input_kwargs", _function(inp_tree.body, "_make_inputs"), inp)
+    model = next(n for n in ref_tree.body if isinstance(n, ast.ClassDef) and n.name == "Model")
+    _check_kwargs(str(shapes_file), entries, "init_kwargs", _function(model.body, "__init__"), ref)
+    meta = _atrex_metadata(folder / "metadata.json", [sid for sid, _, _ in entries])
+    shapes = tuple(Shape(id=sid, params=dict(inputs), weight=meta["weights"][sid], phase=meta["phases"][sid],
+                         init_kwargs=dict(init or {})) for sid, inputs, init in entries)
+    return OpSpec(
+        name=folder.name,
+        path=str(folder.resolve()),
+        reference=str(ref.resolve()),
+        dtype=meta["dtype"],
+        shapes=shapes,
+        form="atrex",
+        inputs=str(inp.resolve()),
+        input_dtypes=meta["input_dtypes"],
+        importance=meta["importance"],
+        shape_work=_atrex_work(folder / "roofline.json", {s.id for s in shapes}),
+    )
+
+
+def _json(path: Path, *, required: bool = False) -> dict[str, Any] | None:
+    if not path.is_file() and not required:
+        return None
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise SpecError(str(path), "<json>", f"not valid JSON: {exc.msg}", line=exc.lineno) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(str(path), "<file>", f"cannot read: {exc}") from None
+    if not isinstance(data, dict):
+        raise SpecError(str(path), "<top>", f"expected a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _mapping(f: str, field: str, value: Any, *, nullable: bool = False) -> dict[str, Any] | None:
+    if value is None and nullable:
+        return None
+    if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+        raise SpecError(f, field, f"expected an object of name -> value{', or null' if nullable else ''}, got {value!r}")
+    return value
+
+
+def _atrex_shapes(f: str, data: dict[str, Any]) -> list[tuple[str, dict, dict | None]]:
+    """(shape id, input_kwargs, init_kwargs) per shapes.json entry, in file order."""
+    if not data:
+        raise SpecError(f, "<top>", "expected at least one shape: {shape_id: {init_kwargs, input_kwargs}}")
+    entries = []
+    for sid, entry in data.items():
+        if not isinstance(entry, dict):
+            raise SpecError(f, sid, f"expected an object {{init_kwargs, input_kwargs}}, got {entry!r}")
+        if entry.get("input_kwargs") is None:
+            raise SpecError(f, f"{sid}.input_kwargs", "missing required field")
+        inputs = _mapping(f, f"{sid}.input_kwargs", entry["input_kwargs"])
+        init = _mapping(f, f"{sid}.init_kwargs", entry.get("init_kwargs"), nullable=True)
+        for other, other_inputs, other_init in entries:
+            if other_inputs == inputs and (other_init or {}) != (init or {}):
+                raise SpecError(f, f"{sid}.init_kwargs", f"shape {other!r} has the same input_kwargs and other "
+                                "init_kwargs; aka tells shapes apart by their input_kwargs")
+        entries.append((sid, inputs, init))
+    return entries
+
+
+def _function(body: list[ast.stmt], name: str) -> ast.FunctionDef | None:
+    return next((n for n in body if isinstance(n, ast.FunctionDef) and n.name == name), None)
+
+
+def _check_kwargs(f: str, entries: list, key: str, fn: ast.FunctionDef | None, source: Path) -> None:
+    """Each shape's KEY mapping fits FN's signature (skipped for **kwargs or an inherited __init__)."""
+    if fn is None or fn.args.kwarg is not None:
+        return
+    a = fn.args
+    args = [x.arg for x in a.args if x.arg != "self"]
+    n_default = len(a.defaults)
+    required = set(args[: len(args) - n_default] if n_default else args)
+    required |= {x.arg for x, d in zip(a.kwonlyargs, a.kw_defaults) if d is None}
+    names = set(args) | {x.arg for x in a.kwonlyargs}
+    for sid, inputs, init in entries:
+        given = (inputs if key == "input_kwargs" else init) or {}
+        unknown = sorted(set(given) - names)
+        if unknown:
+            raise SpecError(f, f"{sid}.{key}.{unknown[0]}", f"not a parameter of {fn.name} in {source} "
+                            f"(it takes: {', '.join(sorted(names)) or 'nothing'})")
+        missing = sorted(required - set(given))
+        if missing:
+            raise SpecError(f, f"{sid}.{key}", f"lacks {', '.join(missing)}, required by {fn.name} in {source}")
+
+
+def _atrex_metadata(path: Path, ids: list[str]) -> dict[str, Any]:
+    """dtype, input dtypes, importance, and per-shape weights (call counts) and phases."""
+    data = _json(path) or {}
+    f = str(path)
+    dtype = _dtype(f, "dtype", data["dtype"]) if data.get("dtype") is not None else "float32"
+    importance = data.get("importance_score")
+    importance = None if importance is None else _number(f, "importance_score", importance)
+    input_dtypes = _mapping(f, "input_dtypes", data.get("input_dtypes") or {})
+    input_dtypes = {k: DTYPES.get(str(v), str(v)) for k, v in input_dtypes.items()}
+    per_shape = _mapping(f, "shapes", data.get("shapes") or {})
+    counts, phases = {}, {}
+    for sid in ids:
+        entry = _mapping(f, f"shapes.{sid}", per_shape.get(sid) or {})
+        if entry.get("call_count") is not None:
+            counts[sid] = _number(f, f"shapes.{sid}.call_count", entry["call_count"])
+        phases[sid] = _atrex_phase(f, f"shapes.{sid}.phase", entry.get("phase", data.get("phase")))
+    # a shape without a call count weighs as much as the average counted one (unknown, not rare)
+    fill = sum(counts.values()) / len(counts) if counts else 1.0
+    weights = {sid: counts.get(sid, fill) for sid in ids}
+    return {"dtype": dtype, "importance": importance, "input_dtypes": input_dtypes,
+            "weights": weights, "phases": phases}
+
+
+def _atrex_phase(f: str, field: str, value: Any) -> str:
+    """'prefill' or 'decode' when the metadata names one; 'any' for 'prefill/decode' or none."""
+    if value is None:
+        return "any"
+    if not isinstance(value, str):
+        raise SpecError(f, field, f"expected a string such as 'prefill/decode', got {value!r}")
+    return value.strip().lower() if value.strip().lower() in ("prefill", "decode") else "any"
+
+
+def _atrex_work(path: Path, ids: set[str]) -> dict[str, ShapeWork]:
+    """Per-shape FLOPs and bytes from roofline.json; entries not yet measured (null) are skipped."""
+    data = _json(path) or {}
+    f = str(path)
+    work = {}
+    for sid, entry in (_mapping(f, "shapes", data.get("shapes") or {})).items():
+        if sid not in ids or entry is None:
+            continue
+        entry = _mapping(f, f"shapes.{sid}", entry)
+        read, write = entry.get("semantic_Q_read_bytes"), entry.get("semantic_Q_write_bytes")
+        if read is None or write is None:
+            continue
+        field = f"shapes.{sid}.semantic_W_flops"
+        flops = {_dtype(f, f"{field}.{k}", k): _number(f, f"{field}.{k}", v)
+                 for k, v in _mapping(f, field, entry.get("semantic_W_flops") or {}).items() if v is not None}
+        field = f"shapes.{sid}.SOL_time_ms"
+        sol = {k: _number(f, f"{field}.{k}", v)
+               for k, v in _mapping(f, field, entry.get("SOL_time_ms") or {}).items() if v is not None}
+        work[sid] = ShapeWork(flops=flops, read_bytes=_number(f, f"shapes.{sid}.semantic_Q_read_bytes", read),
+                              write_bytes=_number(f, f"shapes.{sid}.semantic_Q_write_bytes", write),
+                              sol_time_ms=sol)
+    return work

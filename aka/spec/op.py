@@ -1,4 +1,4 @@
-"""The operator spec: what an op.yaml (or a KernelBench problem file) declares."""
+"""The operator spec: what an op.yaml, a KernelBench problem file or an Atrex-Bench folder declares."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 Phase = Literal["prefill", "decode", "any"]
+Form = Literal["op.yaml", "kernelbench", "atrex"]
 
 DTYPES = {
     "bfloat16": "bfloat16", "bf16": "bfloat16",
@@ -44,6 +45,9 @@ class Shape:
     """Importance of this shape inside the operator (normalized by the scoreboard)."""
     phase: Phase = "any"
     """Serving phase the shape stands for."""
+    init_kwargs: dict[str, Any] | None = None
+    """Constructor keyword arguments of this shape (an Atrex shapes.json `init_kwargs`); None: the
+    reference's `init_kwargs(**params)` if it has one, else none."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,22 @@ class Roofline:
     """Compute dtype -> FLOP-count expression (a plain expression maps to the op's dtype)."""
     bytes: str
     """Byte-count expression, or 'auto' (all inputs, parameters and outputs, each once)."""
+
+
+@dataclass(frozen=True)
+class ShapeWork:
+    """Work of one call at one shape, given as numbers (an Atrex roofline.json entry)."""
+
+    flops: dict[str, float]
+    """Compute dtype -> FLOPs."""
+    read_bytes: float
+    write_bytes: float
+    sol_time_ms: dict[str, float] = field(default_factory=dict)
+    """Device name -> the benchmark's own speed-of-light time (informational)."""
+
+    @property
+    def bytes(self) -> float:
+        return self.read_bytes + self.write_bytes
 
 
 @dataclass(frozen=True)
@@ -96,6 +116,23 @@ class OpSpec:
     baselines: tuple[str, ...] = ("eager", "torch.compile")
     kernelbench: bool = False
     """The reference is a KernelBench problem (get_inputs / get_init_inputs, one shape)."""
+    form: Form = "op.yaml"
+    """How the reference is called: 'op.yaml' (make_inputs, init_kwargs), 'kernelbench'
+    (get_inputs, get_init_inputs) or 'atrex' (input.py's _make_inputs, per-shape init_kwargs)."""
+    inputs: str = ""
+    """Absolute path of the input generator when it is not the reference file (Atrex input.py)."""
+    input_dtypes: dict[str, str] = field(default_factory=dict)
+    """Forward input name -> dtype its generator makes it in (Atrex metadata); such inputs are not
+    cast to the operator's dtype. Never shown to a proposer."""
+    importance: float | None = None
+    """The operator's weight within a suite (Atrex `importance_score`). Never shown to a proposer."""
+    shape_work: dict[str, ShapeWork] = field(default_factory=dict)
+    """Shape id -> work given as numbers (Atrex roofline.json), used for scoring instead of
+    `roofline` at that shape. Never shown to a proposer."""
+
+    def __post_init__(self) -> None:
+        if self.kernelbench and self.form == "op.yaml":
+            object.__setattr__(self, "form", "kernelbench")
 
     def run_shapes(self, interpreter: bool) -> tuple[tuple[Shape, ...], tuple[Shape, ...]]:
         """(visible, held-out) shapes to run: the cpu_ lists on the interpreter when given."""
@@ -117,11 +154,21 @@ class OpSpec:
         known = ", ".join(s.id for s in every)
         raise KeyError(f"no shape {shape_id!r} in {self.path} (known: {known})")
 
+    def roofline_for(self, shape_id: str) -> Roofline | None:
+        """The roofline to score this shape with: its own figures (shape_work) when given, else
+        the spec's expressions."""
+        work = self.shape_work.get(shape_id)
+        if work is None:
+            return self.roofline
+        return Roofline(flops={dt: _number_text(n) for dt, n in work.flops.items()},
+                        bytes=_number_text(work.bytes))
+
     def public_view(self) -> dict[str, Any]:
-        """What a proposer may see: everything but the held-out shapes."""
+        """What a proposer may see: everything but the held-out shapes and the scoring-only
+        figures (importance, per-shape work, declared input dtypes)."""
         data = self.to_dict()
-        data.pop("held_out_shapes")
-        data.pop("cpu_held_out_shapes")
+        for key in ("held_out_shapes", "cpu_held_out_shapes", "shape_work", "importance", "input_dtypes"):
+            data.pop(key)
         return data
 
     def to_dict(self) -> dict[str, Any]:
@@ -140,4 +187,10 @@ class OpSpec:
             data["roofline"] = Roofline(**data["roofline"])
         data["mutates"] = tuple(data.get("mutates", ()))
         data["baselines"] = tuple(data.get("baselines", ()))
+        data["shape_work"] = {k: ShapeWork(**w) for k, w in (data.get("shape_work") or {}).items()}
         return cls(**data)
+
+
+def _number_text(value: float) -> str:
+    """A number as an expression: integers without a trailing '.0'."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
