@@ -34,15 +34,16 @@ def fake_path(tmp_path, monkeypatch):
 
 def test_ncu_run_is_staged_parsed_and_moved(tmp_path, fake_path, fx):
     DETAILS = fx(DETAILS_NAME)
-    # first call (profiling) records its argv; second (--import) records its argv, prints the details page
+    # first call (profiling, sandboxed: it may write only in its folder) does nothing; second
+    # (--import) records its argv, prints the details page; step1.log holds the first one's argv
     fake_ncu(fake_path, f'case "$*" in *--import*) echo "$@" > "{tmp_path}/import"; cat "{DETAILS}";; '
-                        f'*) echo "$@" > "{tmp_path}/argv";; esac\n')
+                        f'*) exit 0;; esac\n')
     out = tmp_path / "prof"
     res = CliRunner().invoke(build_app(), ["profile", OP, CAND, "--shape", "cpu-a", "--out", str(out), "--json"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
     assert data["report"]["kernels"][0]["duration_ns"] == 63200
-    argv = (tmp_path / "argv").read_text()
+    argv = (out / "step1.log").read_text().splitlines()[0]
     assert "--clock-control none" in argv and "--set full" in argv and "--profile-from-start off" in argv
     assert "aka.evaluate.profile_driver" in argv and "--shapes cpu-a" in argv
     assert "--metrics dram__bytes_read.sum,dram__bytes_write.sum" in argv
