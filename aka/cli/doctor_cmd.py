@@ -22,8 +22,31 @@ def _version(pkg: str) -> str:
         return "not installed"
 
 
+def sandbox_layers() -> dict[str, str]:
+    """Every layer of `aka.sandbox` (LAYERS, in order): 'present' (with how, e.g. 'present
+    (nobody)'), or 'missing'."""
+    from aka.sandbox import LAYERS, Sandbox
+
+    got = Sandbox().layers()
+    return {name: ("missing" if not got.get(name) else
+                   f"present ({got[name]})" if isinstance(got[name], str) else "present") for name in LAYERS}
+
+
+def profiler_isolation() -> str:
+    """How `aka profile` and the loop would start a profiler here."""
+    from aka.profile.launch import SandboxLauncher, default_launcher
+
+    launcher, warnings = default_launcher()
+    if isinstance(launcher, SandboxLauncher):
+        how = f"sandbox, privileges {'dropped' if launcher.privileges == 'drop' else 'kept (GPU counters)'}"
+    else:
+        how = "scrubbed environment only"
+    return "; ".join([how, *warnings])
+
+
 def report() -> dict:
-    """Versions, device, datasheet entry, calibration cache, isolation and profiler availability."""
+    """Versions, device, datasheet entry, calibration cache, isolation (the worker's namespaces,
+    every sandbox layer, the profiler's) and profiler availability."""
     from aka.evaluate.evaluator import detect_device
     from aka.evaluate.pool import ISOLATION_LAYERS, isolation, network_isolation
     from aka.hardware import calibrate as cal
@@ -39,6 +62,8 @@ def report() -> dict:
         "network_isolation": " ".join(network_isolation()) or "unavailable",
         "isolation_layers": {layer: ("present" if layer in isolation()[1] else "missing")
                              for layer in ISOLATION_LAYERS},
+        "sandbox_layers": sandbox_layers(),
+        "profiler_isolation": profiler_isolation(),
         "profilers": {t: shutil.which(t) or "not found" for t in ("ncu", "nsys", "rocprofv3", "rocprof")},
     }
     if device == "cuda":

@@ -103,8 +103,8 @@ def default_launcher(layers: Mapping[str, bool | str] | None = None,
     got = dict(Sandbox().layers() if layers is None else layers)
     missing = [name for name in NEEDED_LAYERS if not got.get(name)]
     if not got.get("network") or not got.get("mount"):
-        return EnvLauncher(), [f"the profiler and the candidate ran without the sandbox (missing layers: "
-                               f"{', '.join(missing)}); only their environment was scrubbed (see aka doctor)"]
+        return EnvLauncher(), [f"the profiler and the candidate run without the sandbox here (missing layers: "
+                               f"{', '.join(missing)}); only their environment is scrubbed (see aka doctor)"]
     warnings = [f"the profiler's sandbox lacks the layers: {', '.join(missing)} (see aka doctor)"] if missing else []
     return SandboxLauncher(privileges=privileges or ("drop" if counters_open_to_all() else "keep")), warnings
 

@@ -183,12 +183,12 @@ def test_without_the_namespaces_the_fallback_is_a_warning(tmp_path, monkeypatch,
     monkeypatch.chdir(tmp_path)                           # unconfined, the fake ncu writes in its folder
     got = api.profile(SPEC, HONEST, "cpu-a", out_dir=tmp_path / "p", tool="ncu")
     assert got.status == "ok" and len(got.warnings) == 1
-    assert "ran without the sandbox (missing layers: network, pid, mount, home)" in got.warnings[0]
+    assert "run without the sandbox here (missing layers: network, pid, mount, home)" in got.warnings[0]
     assert got.report.warnings[-1] == got.warnings[0]
     res = CliRunner().invoke(build_app(), ["profile", str(SPEC.path), str(HONEST), "--shape", "cpu-a",
                                            "--tool", "ncu", "--out", str(tmp_path / "cli"), "--json"])
     assert res.exit_code == 0 and json.loads(res.stdout)["warnings"] == got.warnings
-    assert "warning: the profiler and the candidate ran without the sandbox" in res.stderr
+    assert "warning: the profiler and the candidate run without the sandbox" in res.stderr
 
 
 def test_default_launcher_chooses_by_layers_and_counters(monkeypatch, tmp_path):
