@@ -7,11 +7,12 @@ import sys
 import typer
 
 from aka.cli import doctor_cmd, eval_cmd, kb_cmd, optimize_cmd, profile_cmd
+from aka.cli.common import JsonUsageGroup
 
 
 def build_app() -> typer.Typer:
     app = typer.Typer(
-        name="aka", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+        name="aka", cls=JsonUsageGroup, no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
         help="aka: profile-driven GPU kernel optimization. Exit status: 0 positive, 1 negative, "
              "2 bad input, 3 environment missing.",
     )
