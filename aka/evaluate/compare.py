@@ -70,14 +70,51 @@ def _compare_one(path: str, a: Any, b: Any, atol: float, rtol: float, poisoned: 
         return Mismatch(False, f"{path}: dtype {a.dtype}, expected {b.dtype}", kind="dtype")
     if a.device.type != b.device.type:
         return Mismatch(False, f"{path}: on {a.device}, expected {b.device}", kind="device")
+    if a.numel() > CHUNK:
+        return _compare_chunked(path, a, b, atol, rtol, poisoned)
+    return _compare_flat(path, a, b, atol, rtol, poisoned, 0, tuple(b.shape), b.numel())
+
+
+CHUNK = 1 << 25
+"""Elements compared at once: large outputs are compared in chunks of this many, so the float64
+working copies stay a few hundred MB whatever the output's size."""
+
+
+def _compare_chunked(path: str, a: torch.Tensor, b: torch.Tensor, atol: float, rtol: float,
+                     poisoned: bool) -> Mismatch:
+    fa, fb = a.reshape(-1), b.reshape(-1)
+    worst = Mismatch(True)
+    for start in range(0, fb.numel(), CHUNK):
+        m = _compare_flat(path, fa[start:start + CHUNK], fb[start:start + CHUNK], atol, rtol, poisoned,
+                          start, tuple(b.shape), b.numel())
+        if not m.ok:
+            return m
+        worst.max_abs, worst.max_rel = max(worst.max_abs, m.max_abs), max(worst.max_rel, m.max_rel)
+    return worst
+
+
+def _where(flat: int, offset: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The multi-dimensional index of element `offset + flat` of a tensor of `shape`."""
+    idx, rest = [], offset + flat
+    for dim in reversed(shape):
+        idx.append(rest % dim if dim else 0)
+        rest //= dim if dim else 1
+    return tuple(reversed(idx))
+
+
+def _compare_flat(path: str, a: torch.Tensor, b: torch.Tensor, atol: float, rtol: float, poisoned: bool,
+                  offset: int, shape: tuple[int, ...], total: int) -> Mismatch:
+    """Compare `a` with `b` (a whole tensor, or a flat chunk starting at element `offset` of a
+    tensor of `shape`); indices in messages are the whole tensor's."""
+    a, b = a.reshape(-1), b.reshape(-1)
     if not (b.dtype.is_floating_point or b.dtype.is_complex):
         diff = (a != b)
         n = int(diff.sum())
         if n:
-            idx = tuple(int(i) for i in diff.nonzero()[0])
-            return Mismatch(False, f"{path}: {n} of {b.numel()} elements differ (exact compare), "
-                                   f"first at {idx}: got {a[idx].item()}, expected {b[idx].item()}",
-                            kind="values")
+            first = int(diff.nonzero()[0])
+            return Mismatch(False, f"{path}: {n} elements differ (exact compare; {total} in all), "
+                                   f"first at {_where(first, offset, shape)}: got {a[first].item()}, "
+                                   f"expected {b[first].item()}", kind="values")
         return Mismatch(True)
     x, y = a.detach().to(torch.float64), b.detach().to(torch.float64)
     xnan, ynan = torch.isnan(x), torch.isnan(y)
@@ -100,11 +137,11 @@ def _compare_one(path: str, a: Any, b: Any, atol: float, rtol: float, poisoned: 
     max_rel = float((err / yf.abs().clamp_min(1e-30)).max()) if err.numel() else 0.0
     if bool(bad.any()):
         n = int(bad.sum())
-        full_idx = fin.nonzero()[int(bad.nonzero()[0])]
-        idx = tuple(int(i) for i in full_idx)
-        return Mismatch(False, f"{path}: {n} of {b.numel()} elements outside atol={atol:g} "
-                               f"rtol={rtol:g}; max abs err {max_abs:.3g}; first at {idx}: "
-                               f"got {x[idx].item():.6g}, expected {y[idx].item():.6g}",
+        first = int(fin.nonzero()[int(bad.nonzero()[0])])
+        return Mismatch(False, f"{path}: {n} of {total} elements outside atol={atol:g} "
+                               f"rtol={rtol:g}; max abs err {max_abs:.3g}; first at "
+                               f"{_where(first, offset, shape)}: got {x[first].item():.6g}, "
+                               f"expected {y[first].item():.6g}",
                         max_abs, max_rel, kind="values")
     return Mismatch(True, "", max_abs, max_rel)
 

@@ -12,19 +12,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from aka.errors import CandidateError, EnvironmentMissing, WorkerError
+from aka.errors import CandidateError, EnvironmentMissing, SpecError, WorkerError
 from aka.evaluate import roofline
 from aka.evaluate.pool import WorkerPool
 from aka.evaluate.review import review
 from aka.hardware import calibrate as calibration_cache
 from aka.hardware.devices import lookup
+from aka.spec import rules
 from aka.spec.op import OpSpec, Shape
 from aka.spec.result import (Comparison, Decision, EvalResult, EvalStatus, Rejection, ShapeResult,
                              Timing)
 
-WRONG = {"wrong-output", "wrong-mutation", "wrong-dtype", "wrong-shape", "wrong-device",
-         "unwritten-output"}
-ERRORS = {"load-error", "runtime-error", "syntax", "no-model-new", "candidate-exit"}
 LOW_PRECISION = {"bfloat16", "float16", "float8_e4m3fn", "float8_e5m2"}
 
 
@@ -75,18 +73,11 @@ def read_candidate(path: str | Path) -> tuple[str, str]:
 
 
 def status_of(rejections: list[Rejection]) -> EvalStatus:
+    """The verdict of the first rejection's rule (aka.spec.rules); accepted when there is none.
+    A rule id the table lacks raises UnknownRule: a bug in aka, never counted as a cheat."""
     if not rejections:
         return EvalStatus.ACCEPTED
-    rule = rejections[0].rule
-    if rule == "timeout":
-        return EvalStatus.TIMEOUT
-    if rule == "crash":
-        return EvalStatus.CRASH
-    if rule in WRONG:
-        return EvalStatus.WRONG
-    if rule in ERRORS:
-        return EvalStatus.ERROR
-    return EvalStatus.CHEAT
+    return EvalStatus(rules.rule(rejections[0].rule).status)
 
 
 class Evaluator:
@@ -136,6 +127,7 @@ class Evaluator:
             "baselines": list(options.baselines if options.baselines is not None else spec.baselines),
             "reps": options.reps, "timeout_s": options.timeout_s or _default_timeout(self.interpreter, rows),
             "memory_limit_bytes": int(options.memory_limit_gb * 2**30),
+            "sandbox": getattr(self.pool, "sandbox", {}),
         }
         reply = self.pool.submit(job)
         return self._result(spec, reply, rows, notes, base)
@@ -145,6 +137,7 @@ class Evaluator:
             rej = [_locate(Rejection(reply["died"], reply.get("error", "")), base["candidate"])]
             return EvalResult(status=status_of(rej), rejections=rej, shapes=_unchecked(rows), notes=notes,
                               log=reply.get("log", ""), wall_s=reply.get("wall_s", 0.0), **base)
+        _raise_fault(spec, reply)
         if not reply.get("ok"):
             raise WorkerError(f"evaluation worker failed: {reply.get('error')}\n{reply.get('traceback', '')}"
                               f"\n{reply.get('log', '')[-1500:]}")
@@ -153,6 +146,9 @@ class Evaluator:
         for layer in getattr(self.pool, "missing_layers", []):
             notes.append(f"isolation layer missing: the worker ran without its own {layer} namespace "
                          "(unshare could not create it here; see aka doctor)")
+        for layer in getattr(self.pool, "sandbox_missing", []):
+            notes.append(f"sandbox layer missing: the candidate's process ran without '{layer}' "
+                         "(see aka doctor)")
         shapes = [self._shape(spec, s, device) for s in reply["shapes"]]
         seen = {s.id for s in shapes}
         shapes += _unchecked([r for r in rows if r["id"] not in seen])
@@ -190,8 +186,10 @@ class Evaluator:
         job = {"kind": "compare", "spec": spec.to_dict(), "dtype": dtype, "rounds": rounds,
                "incumbent": str(Path(incumbent).resolve()), "candidate": str(Path(candidate).resolve()),
                "shapes": [r for r in rows if not r["held_out"]], "seed": options.seed,
-               "timeout_s": options.timeout_s or 900}
+               "timeout_s": options.timeout_s or 900, "sandbox": getattr(self.pool, "sandbox", {}),
+               "memory_limit_bytes": int(options.memory_limit_gb * 2**30)}
         reply = self.pool.submit(job)
+        _raise_fault(spec, reply)
         failure = _compare_failure(reply, str(Path(candidate).resolve()))
         if failure is not None:
             return Decision(promote=False, reason=f"failed while timed ({failure.rule})", failure=failure)
@@ -212,6 +210,7 @@ class Evaluator:
                "baselines": list(options.baselines if options.baselines is not None else spec.baselines),
                "timeout_s": options.timeout_s or _default_timeout(self.interpreter, shapes)}
         reply = self.pool.submit(job)
+        _raise_fault(spec, reply)
         if not reply.get("ok"):
             raise WorkerError(f"timing the baselines failed: {reply.get('error')}\n{reply.get('log', '')[-1500:]}")
         return {sid: {k: Timing(**v) for k, v in row.items()} for sid, row in reply["baselines"].items()}
@@ -235,6 +234,23 @@ def weigh(comparisons: list[Comparison], weights: dict[str, float]) -> Decision:
         return Decision(False, f"within noise: {speedup:.3f}x weighted, noise {noise:.3f}{note}",
                         speedup, noise, comparisons)
     return Decision(True, f"{speedup:.3f}x weighted, noise {noise:.3f}{note}", speedup, noise, comparisons)
+
+
+def _raise_fault(spec: OpSpec, reply: dict[str, Any]) -> None:
+    """Faults that are nobody's candidate's: the reference's code failed (exit 2, naming the
+    reference), or the problem cannot fit on this device (exit 3)."""
+    fault = reply.get("operator_fault")
+    if fault:
+        where = fault.get("file") or spec.reference
+        stage = fault.get("stage") or "load"
+        if fault.get("out_of_memory"):
+            raise EnvironmentMissing(f"{where}: the reference ran out of device memory ({stage}); the device "
+                                     f"is too small for this problem: {fault.get('message', '')}")
+        raise SpecError(where, "reference", f"the operator's reference failed ({stage}): "
+                        f"{fault.get('message', '')}", line=fault.get("line"))
+    big = reply.get("too_large")
+    if big:
+        raise EnvironmentMissing(big.get("message") or "the device is too small for this problem")
 
 
 def _compare_failure(reply: dict[str, Any], candidate: str) -> Rejection | None:

@@ -77,6 +77,20 @@ def missing_layers() -> list[str]:
     return [layer for layer in ISOLATION_LAYERS if layer not in isolation()[1]]
 
 
+CONFINED_LAYERS = ("network", "pid", "mount")
+"""Layers without which a candidate's process is not started at all, once the machine has shown
+it can give them (the judge then runs it strictly: a layer that fails to set up is its crash)."""
+
+
+@lru_cache(maxsize=1)
+def sandbox_state() -> dict[str, Any]:
+    """The sandbox layers a candidate's process gets here, probed once per aka process."""
+    from aka.sandbox.wrap import probe
+
+    layers = probe()
+    return {"strict": all(layers.get(k) for k in CONFINED_LAYERS), "layers": dict(layers)}
+
+
 def _die_with_parent() -> None:
     """In the child before exec: SIGKILL when the aka process that started it dies (Linux)."""
     try:
@@ -98,6 +112,8 @@ class WorkerPool:
         self.proc: subprocess.Popen | None = None
         self.network_isolated = False
         self.missing_layers: list[str] = []
+        self.sandbox: dict[str, Any] = {}
+        self.sandbox_missing: list[str] = []
         self._stderr = None
         self.jobs_root: Path | None = None
 
@@ -118,6 +134,8 @@ class WorkerPool:
         prefix = network_isolation() if self.isolate_network else ()
         self.network_isolated = bool(prefix)
         self.missing_layers = missing_layers() if self.isolate_network else list(ISOLATION_LAYERS)
+        self.sandbox = sandbox_state()
+        self.sandbox_missing = [k for k, v in self.sandbox["layers"].items() if not v]
         self._stderr = tempfile.TemporaryFile(prefix="aka-worker-", suffix=".log")
         self.proc = subprocess.Popen(
             [*prefix, sys.executable, "-m", "aka.evaluate.server"],

@@ -97,7 +97,8 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     _, status = os.waitpid(pid, 0)
     _end_job(pid)
     reply = _decode(b"".join(chunks), status, timed_out, timeout)
-    reply["log"] = _tail(os.path.join(workdir, "log.txt"))
+    own = _tail(os.path.join(workdir, "log.txt"))      # the judge's; the candidate's comes in the reply
+    reply["log"] = (reply.get("log") or "") + (f"\n[worker]\n{own}" if own.strip() else "")
     reply["wall_s"] = round(time.monotonic() - t0, 3)
     shutil.rmtree(workdir, ignore_errors=True)
     return reply

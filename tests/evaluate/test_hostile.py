@@ -124,13 +124,12 @@ with WorkerPool("cpu") as pool:
 @pytest.mark.parametrize("how", ["kill", "interrupt"])
 def test_nothing_survives_kill_9_or_ctrl_c_of_aka(tmp_path, how, env=None):
     tag = "903.5" if how == "kill" else "904.5"
-    beat = tmp_path / "heartbeat"
     cand = hostile(tmp_path, f"""
 if os.fork() == 0:
     os.setsid()
     os.execvp('sleep', ['sleep', '{tag}'])
-while True:
-    with open('{beat}', 'w') as f:
+while True:                                     # its own folder is the only place it may write
+    with open('heartbeat', 'w') as f:
         f.write(str(time.time()))
     time.sleep(0.05)
 """, name=f"spawner_{how}.py")
@@ -140,13 +139,16 @@ while True:
     while time.time() < deadline and not _sleepers(tag):
         time.sleep(0.2)
     assert _sleepers(tag), "the candidate never started"
+    beats = list(Path(tempfile.gettempdir()).glob(f"aka-jobs-{proc.pid}-*/aka-job-*/cand/heartbeat"))
+    assert beats, "the candidate's heartbeat is not in its job folder"
     proc.send_signal(signal.SIGKILL if how == "kill" else signal.SIGINT)
     proc.wait(timeout=30)
     time.sleep(5)                                # the check's window: everything gone within 5 s
     assert _sleepers(tag) == []
-    last = beat.stat().st_mtime
+    last = beats[0].stat().st_mtime if beats[0].exists() else None
     time.sleep(1.0)
-    assert beat.stat().st_mtime == last, "the candidate still runs after its aka process ended"
+    now = beats[0].stat().st_mtime if beats[0].exists() else None
+    assert now == last, "the candidate still runs after its aka process ended"
     if how == "interrupt":                      # a clean exit also removes its job folders
         assert not list(Path(tempfile.gettempdir()).glob(f"aka-jobs-{proc.pid}-*"))
 

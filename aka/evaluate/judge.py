@@ -1,0 +1,676 @@
+"""The trusted side of an evaluation: decides every verdict, never runs candidate code.
+
+The fork server hands an 'eval' or 'compare' job to a fresh child, which runs `run_eval` /
+`run_compare` here. Before touching the GPU it starts the candidate's process (`runner.start`,
+confined), then computes the reference itself, asks the candidate's process to call the
+candidate on the same seeded inputs, reads back the outputs it hands over and compares them.
+Correctness, the honesty checks' conclusions, timings that pass the cross-check and the final
+status are decided here, from:
+
+- outputs handed over as files (never a claim of correctness);
+- observations the candidate's process reports (torch calls seen, inputs changed, aliasing,
+  device work): checked here, believed only as far as they convict;
+- claimed times, cross-checked against this process's own clock around a batch of calls it
+  started and saw finish, and against the memory-bandwidth floor on a GPU (`forged-timing`);
+- baselines (eager, torch.compile) timed here, away from candidate code.
+
+The candidate's process ending, hanging, or sending anything malformed is its own failure.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import torch
+
+from aka.evaluate import compare as cmp
+from aka.evaluate import handover, proof
+from aka.evaluate.channel import Channel, ChannelError
+from aka.evaluate.correctness import MISMATCH_RULES, bytes_of
+from aka.evaluate.footprint import Footprint, estimate
+from aka.evaluate.loading import Inputs, Operator, synchronize
+from aka.sandbox.limits import Limits
+from aka.spec.op import Tolerance
+
+CLAIM_FLOOR = 0.25
+"""A claimed time below this fraction of what this process's clock allows is a forgery."""
+UNGRAPHED_LAUNCH_US = 40.0
+"""Host time per call a batch of plain launches may add on a GPU (Python and launch overhead)."""
+BATCH_WINDOW_US = 30_000.0
+"""How long the cross-check's batch of calls should take, by the claim."""
+BANDWIDTH_FLOOR = 0.5
+"""A claim under half the time the device's memory needs for the call's bytes is impossible
+(L2-resident writes can beat DRAM a little; not by 2x)."""
+
+
+class CandidateFailed(Exception):
+    """The candidate's process failed a command: its rejection (rule, message)."""
+
+    def __init__(self, rule: str, message: str):
+        super().__init__(message)
+        self.rule, self.message = rule, message
+
+
+class OperatorFailed(Exception):
+    """Reference code failed: the operator's fault, never a candidate's."""
+
+    def __init__(self, info: dict[str, Any]):
+        super().__init__(info.get("message", ""))
+        self.info = info
+
+
+@dataclass
+class Remote:
+    """The judge's handle on one candidate process."""
+
+    pid: int
+    chan: Channel
+    workdir: str
+    deadline: float
+    name: str = "candidate"
+    ended: str = ""
+    seq: int = 0
+
+    def ask(self, cmd: str, **fields: Any) -> dict[str, Any]:
+        """Send a command, wait for its reply; failures become CandidateFailed."""
+        self.seq += 1
+        try:
+            self.chan.send({"cmd": cmd, "seq": self.seq, **fields})
+            reply = self.receive()
+        except ChannelError as exc:
+            raise self._lost(exc) from None
+        if reply.get("operator_fault"):
+            raise OperatorFailed(dict(reply["operator_fault"]))
+        if not reply.get("ok"):
+            rule = str(reply.get("rule", "runtime-error"))
+            if rule not in ("runtime-error", "candidate-exit", "out-of-memory", "load-error"):
+                rule = "runtime-error"
+            raise CandidateFailed(rule, str(reply.get("error", ""))[:6000])
+        return reply
+
+    def receive(self) -> dict[str, Any]:
+        """The reply to the last command: anything else on the channel (a line written there by
+        candidate code) ends the conversation."""
+        reply = self.chan.receive(self.deadline)
+        if reply.get("seq") != self.seq:
+            raise ChannelError("garbled", f"a message that answers no command: {str(reply)[:200]}")
+        return reply
+
+    def _lost(self, exc: ChannelError) -> CandidateFailed:
+        if exc.kind == "timeout":
+            self.kill()
+            return CandidateFailed("timeout", "the candidate's process did not answer before the time limit")
+        status = self.kill()
+        if exc.kind == "garbled":
+            return CandidateFailed("crash", f"the candidate's process sent garbage: {exc}")
+        return CandidateFailed("crash", f"the candidate's process ended: {status}")
+
+    def kill(self) -> str:
+        """End the process (and its namespace); how it ended, in words."""
+        if self.ended:
+            return self.ended
+        for sig in (None, signal.SIGKILL):
+            if sig is not None:
+                try:
+                    os.killpg(self.pid, sig)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            deadline = time.monotonic() + (0.5 if sig is None else 5.0)
+            while time.monotonic() < deadline:
+                done, status = os.waitpid(self.pid, os.WNOHANG)
+                if done:
+                    self.ended = _describe(status)
+                    self.chan.close()
+                    return self.ended
+                time.sleep(0.02)
+        self.ended = "killed"
+        self.chan.close()
+        return self.ended
+
+    def close(self) -> None:
+        if not self.ended:
+            try:
+                self.chan.send({"cmd": "bye"})
+            except ChannelError:
+                pass
+            self.kill()
+
+    def log(self, limit: int = 4000) -> str:
+        try:
+            with open(os.path.join(self.workdir, "log.txt"), "rb") as f:
+                f.seek(0, os.SEEK_END)
+                f.seek(max(0, f.tell() - limit))
+                return f.read().decode(errors="replace")
+        except OSError:
+            return ""
+
+
+def _describe(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+        return f"killed by signal {name}"
+    code = os.WEXITSTATUS(status)
+    if code == 125:
+        return "exit status 125 (its sandbox could not be set up)"
+    return f"exit status {code}"
+
+
+def spawn(job: dict[str, Any], candidate: str, tag: str, deadline: float) -> Remote:
+    """Start one confined candidate process in its own folder under this job's folder."""
+    from aka.evaluate import runner
+
+    workdir = os.path.join(os.getcwd(), tag)
+    os.makedirs(workdir, mode=0o755, exist_ok=True)
+    gpu = job["device"] == "cuda"
+    mem = int(job.get("memory_limit_bytes", 0))
+    cpu_s = int(job.get("cpu_limit_s", 0)) or int(float(job.get("timeout_s", 300)) * 4)
+    limits = Limits(cpu_s=cpu_s, address_space_bytes=None if gpu or not mem else mem, processes=256)
+    expose = _operator_files(job["spec"]) + [candidate]
+    sandbox = job.get("sandbox") or {}
+    pid, chan = runner.start(workdir, limits, expose, strict=bool(sandbox.get("strict", False)))
+    return Remote(pid, chan, workdir, deadline, name=tag)
+
+
+def _operator_files(spec: dict[str, Any]) -> list[str]:
+    """What the candidate's process must read of the operator: its reference (and Atrex input
+    file), and their folder when others may enter it (a reference importing a sibling)."""
+    files = [p for p in (spec.get("reference"), spec.get("inputs")) if p]
+    folder = os.path.dirname(spec["reference"])
+    try:
+        if os.stat(folder).st_mode & 0o001:
+            files.append(folder)
+    except OSError:
+        pass
+    return files
+
+
+@dataclass
+class Verdicts:
+    """What the judge has decided so far for one job (becomes the reply)."""
+
+    rejections: list[dict[str, Any]] = field(default_factory=list)
+    shapes: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def reject(self, rule: str, message: str, shape: str = "", file: str = "", line: int | None = None) -> None:
+        self.rejections.append({"rule": rule, "message": message, "shape": shape, "file": file, "line": line})
+
+
+def _tolerance(job: dict) -> Tolerance:
+    outputs = {k: tuple(v) for k, v in (job.get("tol_outputs") or {}).items()}
+    return Tolerance(job["atol"], job["rtol"], outputs)
+
+
+def run_eval(job: dict[str, Any]) -> dict[str, Any]:
+    """Correctness, honesty and timing of one candidate, decided here."""
+    from aka.evaluate.worker import device_info
+
+    t_end = time.monotonic() + max(1.0, float(job.get("timeout_s", 300)) - 2.0)
+    remote = spawn(job, job["candidate"], "cand", t_end)
+    v = Verdicts()
+    out: dict[str, Any] = {"ok": True, "kernels": []}
+    try:
+        op = operator_of(job)
+        fp = _footprint(job, op)
+        if fp is not None and fp.too_large:
+            return {"ok": False, "too_large": fp.to_dict()}
+        out["device"] = device_info(job["device"])
+        try:
+            loaded = remote.ask("load", spec=job["spec"], device=job["device"], dtype=job["dtype"],
+                                candidate=job["candidate"], memory_fraction=_share(job, fp))
+        except CandidateFailed as exc:
+            rule = exc.rule if exc.rule in ("candidate-exit", "timeout", "crash", "out-of-memory") else "load-error"
+            v.reject(rule, exc.message, file=job["candidate"])
+            return _reply(out, v, remote, op)
+        out["kernels"] = kernels = list(loaded.get("kernels", []))
+        checked = _check_all(job, op, remote, set(kernels), v)
+        if not v.rejections and job.get("time", True):
+            _time_all(job, op, remote, set(kernels), checked, v)
+        return _reply(out, v, remote, op)
+    except OperatorFailed as exc:
+        return {"ok": False, "operator_fault": exc.info}
+    except CandidateFailed as exc:
+        v.reject(exc.rule, exc.message)
+        return _reply(out, v, remote, None)
+    finally:
+        remote.close()
+
+
+def operator_of(job: dict[str, Any]) -> Operator:
+    """The reference side; any failure of the reference's code is the operator's."""
+    try:
+        return Operator(job["spec"], job["device"], job["dtype"])
+    except Exception as exc:  # noqa: BLE001 - the reference is the user's input
+        raise OperatorFailed(_fault(exc, job["spec"]["reference"], "load")) from None
+
+
+def _fault(exc: BaseException, reference: str, stage: str) -> dict[str, Any]:
+    """OperatorFault's fields, or the same read from any exception's traceback."""
+    if hasattr(exc, "file") and hasattr(exc, "stage"):
+        return {"message": str(getattr(exc, "message", exc)), "file": exc.file, "line": getattr(exc, "line", None),
+                "stage": exc.stage}
+    import traceback
+
+    line = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if os.path.realpath(frame.filename) == os.path.realpath(reference):
+            line = frame.lineno
+    return {"message": f"{type(exc).__name__}: {exc}", "file": reference, "line": line, "stage": stage}
+
+
+def _guard(op: Operator, stage: str, fn: Callable[[], Any]) -> Any:
+    try:
+        return fn()
+    except (OperatorFailed, CandidateFailed):
+        raise
+    except torch.OutOfMemoryError as exc:
+        raise OperatorFailed({"message": f"the reference side ran out of device memory: {exc}",
+                              "file": op.spec["reference"], "line": None, "stage": stage,
+                              "out_of_memory": True}) from None
+    except Exception as exc:  # noqa: BLE001 - reference code
+        raise OperatorFailed(_fault(exc, op.spec["reference"], stage)) from None
+
+
+def _footprint(job: dict[str, Any], op: Operator) -> Footprint | None:
+    if job["device"] != "cuda" and not job.get("memory_limit_bytes"):
+        return None
+    return estimate(op, [s["params"] for s in job["shapes"]], job["device"],
+                    int(job.get("memory_limit_bytes", 0)))
+
+
+def _share(job: dict[str, Any], fp: Footprint | None) -> float | None:
+    """The fraction of device memory the candidate's process may allocate."""
+    return 0.5 if job["device"] == "cuda" else None
+
+
+def _reply(out: dict[str, Any], v: Verdicts, remote: Remote, op: Operator | None) -> dict[str, Any]:
+    peak: dict[str, Any] = {}
+    if op is not None and op.device.type == "cuda":
+        peak["judge"] = int(torch.cuda.max_memory_allocated())
+        if not remote.ended:
+            try:
+                peak["candidate"] = remote.ask("peak").get("peak_bytes")
+            except (CandidateFailed, OperatorFailed):
+                pass
+    if peak:
+        out.setdefault("device", {})["peak_memory_bytes"] = peak
+    out.update(rejections=v.rejections, shapes=v.shapes, notes=v.notes)
+    if remote.ended and not v.rejections:
+        v.reject("crash", f"the candidate's process ended: {remote.ended}")
+    out["log"] = remote.log()
+    return out
+
+
+# -- correctness ---------------------------------------------------------------------------------
+
+def _check_all(job: dict, op: Operator, remote: Remote, kernels: set[str], v: Verdicts) -> set[str]:
+    """Every shape, held-out ones included; the ids that passed."""
+    tol, mutates = _tolerance(job), tuple(job.get("mutates", ()))
+    passed: set[str] = set()
+    for i, shape in enumerate(job["shapes"]):
+        row = {"id": shape["id"], "params": shape["params"], "held_out": shape.get("held_out", False)}
+        v.shapes.append(row)
+        seed = int(job.get("seed", 0)) + 1000 * i
+        try:
+            verdict = _check_shape(op, remote, i, shape["params"], seed, int(job.get("trials", 3)), tol,
+                                   mutates, kernels, row)
+        except CandidateFailed as exc:
+            row.update(correct=False, detail=exc.message[:600])
+            v.reject(exc.rule, exc.message, shape["id"])
+            if exc.rule in ("timeout", "crash"):
+                return passed
+            break
+        if verdict:
+            row.update(correct=False, detail=verdict[1])
+            v.reject(verdict[0], verdict[1], shape["id"])
+            break
+        row["correct"] = True
+        passed.add(shape["id"])
+    return passed
+
+
+def _reference(op: Operator, model: torch.nn.Module, params: dict, seed: int,
+               mutates: tuple[str, ...]) -> tuple[Any, dict, Inputs, set[str]]:
+    """(reference output, its mutated inputs, the pristine inputs, the inputs its output shares
+    memory with) for inputs of this seed."""
+    pristine = _guard(op, "inputs", lambda: op.make_inputs(params, seed))
+    r = pristine.clone() if mutates else pristine
+    ref_out = _guard(op, "forward", lambda: _forward(op, model, r))
+    mutated = {m: r.values[m] for m in mutates if m in r.values}
+    return ref_out, mutated, pristine, {n for _, n in cmp.aliased(ref_out, r.tensors())}
+
+
+def _forward(op: Operator, model: torch.nn.Module, inputs: Inputs) -> Any:
+    with torch.no_grad():
+        out = inputs.call(model)
+    synchronize(op.device)
+    return out
+
+
+def _check_shape(op: Operator, remote: Remote, i: int, params: dict, seed: int, trials: int,
+                 tol: Tolerance, mutates: tuple[str, ...], kernels: set[str], row: dict) -> tuple[str, str] | None:
+    """(rule, detail) of the first failure at one shape, or None."""
+    model = _guard(op, "init", lambda: op.build(params, seed))   # the candidate gets its weights
+    worst = [0.0, 0.0]
+    for t in range(trials):
+        ref_out, ref_mut, pristine, ref_alias = _reference(op, model, params, seed + t, mutates)
+        if t == 0:                                  # the reference works: now the candidate
+            remote.ask("build", shape=i, params=params, seed=seed)
+            row["bytes_io"] = bytes_of(pristine, model, ref_out)
+            row["input_shapes"] = [list(x.shape) for _, x in pristine.tensors()]
+        del pristine
+        for k, label in enumerate(("first", "second")):
+            seen = remote.ask("call", shape=i, params=params, seed=seed + t, name=f"t{t}c{k}",
+                              trace=(t == 0 and k == 0), keep=(t == 0 and k == 1), mutates=list(mutates))
+            failure = _observations(seen, ref_alias)
+            if failure:
+                return failure
+            failure = _judge_output(op, remote, f"t{t}c{k}", ref_out, ref_mut, tol, label, worst)
+            if failure:
+                return failure
+        if t == 0:
+            failure = _refill(op, model, remote, i, params, seed + 7919, tol, mutates) or \
+                _ghost(op, remote, i, params, seed, tol, mutates, kernels, ref_out, ref_mut)
+            if failure:
+                return failure
+        del ref_out, ref_mut
+        _free(op)
+        row["trials"] = t + 1
+    row.update(max_abs_err=worst[0], max_rel_err=worst[1], detail="")
+    return None
+
+
+def _observations(seen: dict[str, Any], ref_alias: set[str]) -> tuple[str, str] | None:
+    """What the candidate's process saw that convicts it (never what would clear it)."""
+    if seen.get("torch_calls"):
+        return ("runtime-torch-compute", "forward computed with torch outside the candidate's own "
+                f"kernels at run time: {str(seen['torch_calls'])[:500]}")
+    changed = [str(n) for n in seen.get("inputs_changed") or []]
+    if changed:
+        return ("input-modified", f"the candidate changed input `{changed[0]}`, which the operator "
+                "does not declare in `mutates`")
+    for pair in seen.get("aliases") or []:
+        if isinstance(pair, list) and len(pair) == 2 and pair[1] not in ref_alias:
+            return "output-aliases-input", f"{pair[0]} shares memory with input `{pair[1]}`"
+    return None
+
+
+def _judge_output(op: Operator, remote: Remote, name: str, ref_out: Any, ref_mut: dict, tol: Tolerance,
+                  label: str, worst: list[float], poisoned: bool = True) -> tuple[str, str] | None:
+    got, got_mut = _collect(op, remote, name, ref_out, ref_mut)
+    m = cmp.compare(got, ref_out, tol.atol, tol.rtol, poisoned=poisoned, per_path=tol.outputs)
+    del got
+    if not m.ok:
+        return MISMATCH_RULES.get(m.kind, "wrong-output"), f"{label} candidate call: {m.detail}"
+    worst[0], worst[1] = max(worst[0], m.max_abs), max(worst[1], m.max_rel)
+    for name_m, want in ref_mut.items():
+        mm = cmp.compare(got_mut.get(name_m), want, tol.atol, tol.rtol)
+        if not mm.ok:
+            return "wrong-mutation", f"mutated input `{name_m}`: {mm.detail}"
+    return None
+
+
+def _collect(op: Operator, remote: Remote, name: str, ref_out: Any, ref_mut: dict) -> tuple[Any, dict]:
+    """The output and mutated inputs the candidate's process handed over, read under a cap of
+    twice the reference's bytes (then the files are deleted)."""
+    cap = 2 * _nbytes(ref_out) + (1 << 16)
+    try:
+        got = handover.read(remote.workdir, name, cap, op.device)
+        got_mut = handover.read(remote.workdir, name + "-mut", 2 * _nbytes(ref_mut) + (1 << 16), op.device)
+    except handover.HandoverError as exc:
+        raise CandidateFailed("runtime-error", f"its output could not be read: {exc}") from None
+    finally:
+        handover.remove(remote.workdir, name)
+        handover.remove(remote.workdir, name + "-mut")
+    if not isinstance(got_mut, dict):
+        raise CandidateFailed("runtime-error", "mutated inputs were not handed over as a mapping")
+    return got, got_mut
+
+
+def _nbytes(value: Any) -> int:
+    return sum(t.numel() * t.element_size() for _, t in cmp.flatten(value) if isinstance(t, torch.Tensor))
+
+
+def _refill(op: Operator, model: torch.nn.Module, remote: Remote, i: int, params: dict, seed: int,
+            tol: Tolerance, mutates: tuple[str, ...]) -> tuple[str, str] | None:
+    """The same input buffers refilled with new values must give the new answer."""
+    ref_out, ref_mut, _, _ = _reference(op, model, params, seed, mutates)
+    remote.ask("call", shape=i, params=params, seed=seed, refill_seed=seed, name="refill", mutates=list(mutates))
+    got, _ = _collect(op, remote, "refill", ref_out, ref_mut)
+    m = cmp.compare(got, ref_out, tol.atol, tol.rtol, per_path=tol.outputs)
+    if not m.ok:
+        return ("stale-output", "the same input buffers refilled with new values gave a wrong output "
+                f"(a result cached by address or identity?): {m.detail}")
+    return None
+
+
+def _ghost(op: Operator, remote: Remote, i: int, params: dict, seed: int, tol: Tolerance,
+           mutates: tuple[str, ...], kernels: set[str], ref_out: Any, ref_mut: dict) -> tuple[str, str] | None:
+    """With the candidate's own kernels made no-ops, its result must no longer be right."""
+    if not kernels:
+        return "no-kernel", "the candidate defines no Triton kernel (@triton.jit) of its own"
+    try:
+        remote.ask("call", shape=i, params=params, seed=seed, ghost=True, name="ghost", mutates=list(mutates))
+    except CandidateFailed as exc:
+        if exc.rule in ("timeout", "crash"):
+            raise
+        return None                               # breaking without its kernels is fine
+    got, got_mut = _collect(op, remote, "ghost", ref_out, ref_mut)
+    same = cmp.compare((got, [got_mut.get(m) for m in ref_mut]), (ref_out, list(ref_mut.values())),
+                       tol.atol, tol.rtol)
+    if same.ok:
+        return ("ghost-replay", "the result stays correct with the candidate's kernels "
+                f"({', '.join(sorted(kernels))}) disabled: the work is done elsewhere")
+    return None
+
+
+def _free(op: Operator) -> None:
+    if op.device.type == "cuda":
+        torch.cuda.empty_cache()
+
+
+# -- timing --------------------------------------------------------------------------------------
+
+def _time_all(job: dict, op: Operator, remote: Remote, kernels: set[str], checked: set[str], v: Verdicts) -> None:
+    gpu = job["device"] == "cuda"
+    baselines = list(job.get("baselines", []))
+    if not gpu and "torch.compile" in baselines:
+        baselines.remove("torch.compile")
+        v.notes.append("torch.compile baseline skipped on the CPU interpreter")
+    for i, row in enumerate(v.shapes):
+        if row["held_out"] or row["id"] not in checked:
+            continue
+        seed = int(job.get("seed", 0)) + 1000 * i
+        remote.ask("build", shape=i, params=row["params"], seed=seed)
+        nsets = _sets(gpu, row.get("bytes_io", 0))
+        claim = remote.ask("time", shape=i, params=row["params"], seed=seed, sets=nsets,
+                           reps=int(job.get("reps", 100)), proof=gpu)
+        timing = _timing(claim)
+        if gpu:
+            rule, detail, share = proof.judge(_work(claim), kernels)
+            row["own_time_share"] = share
+            if rule:
+                v.reject(rule, detail, row["id"])
+                return
+        forged = cross_check(remote, i, row["params"], seed, timing, gpu, _floor_us(op, row, job))
+        if forged:
+            v.reject("forged-timing", forged, row["id"])
+            return
+        row["time"] = timing
+        row["baselines"] = {}
+        if baselines:
+            row["baselines"] = time_baselines(op, row["params"], seed, row.get("bytes_io", 0), baselines,
+                                              gpu, int(job.get("reps", 100)), timing["method"] if gpu else None)
+
+
+def _sets(gpu: bool, bytes_io: int) -> int:
+    """Input sets the timer rotates through (enough to leave the L2 behind on a GPU)."""
+    return max(2, min(8, math.ceil(128 * 2**20 / max(bytes_io, 1)))) if gpu else 1
+
+
+def _timing(reply: dict[str, Any]) -> dict[str, Any]:
+    t = reply.get("timing")
+    try:
+        median = float(t["median_us"])
+        ok = median > 0 and math.isfinite(median) and isinstance(t.get("method"), str)
+    except (TypeError, KeyError, ValueError):
+        ok = False
+    if not ok:
+        raise CandidateFailed("runtime-error", f"its timing reply is malformed: {str(t)[:200]}")
+    keys = ("median_us", "iqr_us", "cv", "reps", "method", "min_us", "note")
+    return {k: t[k] for k in keys if k in t}
+
+
+def _work(reply: dict[str, Any]) -> proof.DeviceWork:
+    w = reply.get("work") or {}
+    try:
+        kernels = [(str(n), float(d), int(s)) for n, d, s in w.get("kernels", [])]
+        stream = w.get("timed_stream")
+        return proof.DeviceWork(kernels, int(stream) if stream is not None else None)
+    except (TypeError, ValueError):
+        raise CandidateFailed("runtime-error", "its device-work report is malformed") from None
+
+
+def _floor_us(op: Operator, row: dict, job: dict) -> float | None:
+    """The least time the device's memory allows for this call's bytes (GPU only)."""
+    if job["device"] != "cuda" or not row.get("bytes_io"):
+        return None
+    from aka.hardware.devices import lookup
+
+    dev = lookup(torch.cuda.get_device_properties(0).name)
+    return row["bytes_io"] / dev.bandwidth * 1e6 if dev else None
+
+
+def cross_check(remote: Remote, i: int, params: dict, seed: int, timing: dict[str, Any], gpu: bool,
+                floor_us: float | None) -> str:
+    """Why the claimed time cannot be true ('' when it can): faster than the device's memory
+    allows, or faster than this process's own clock saw a batch of calls run."""
+    claim = float(timing["median_us"])
+    if floor_us and claim < BANDWIDTH_FLOOR * floor_us:
+        return (f"claimed {claim:.3g} µs per call, but moving its {floor_us:.3g} µs worth of bytes at "
+                "the device's peak bandwidth takes longer")
+    n = int(min(2000, max(3, math.ceil(BATCH_WINDOW_US / max(claim, 1.0)))))
+    if not gpu:
+        n = int(min(n, 5))
+    rtt = _round_trip(remote)
+    try:
+        remote.seq += 1
+        remote.chan.send({"cmd": "batch", "seq": remote.seq, "shape": i, "params": params, "seed": seed, "n": n})
+        ready = remote.receive()
+        if ready.get("ok") is False:
+            raise _as_failure(ready)
+        t0 = time.perf_counter()
+        remote.chan.send({"go": True})
+        done = remote.receive()
+        window_us = (time.perf_counter() - t0) * 1e6
+    except ChannelError as exc:
+        raise remote._lost(exc) from None
+    if not done.get("ok"):
+        raise _as_failure(done)
+    per_call = max(window_us - rtt, 0.0) / n
+    how = str(done.get("how", ""))
+    allowance = UNGRAPHED_LAUNCH_US if gpu and how != "graph" else 0.0
+    bound = CLAIM_FLOOR * (per_call - allowance)
+    if claim < bound:
+        return (f"claimed {claim:.4g} µs per call, but {n} calls took {window_us:.4g} µs on the judge's "
+                f"clock ({per_call:.4g} µs each, {how}): the reported time is not the candidate's")
+    return ""
+
+
+def _as_failure(reply: dict[str, Any]) -> Exception:
+    if reply.get("operator_fault"):
+        return OperatorFailed(dict(reply["operator_fault"]))
+    return CandidateFailed(str(reply.get("rule", "runtime-error")), str(reply.get("error", ""))[:6000])
+
+
+def _round_trip(remote: Remote) -> float:
+    """This channel's round trip in µs (subtracted from a batch's window)."""
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        remote.ask("peak")
+        best = min(best, (time.perf_counter() - t0) * 1e6)
+    return best
+
+
+def time_baselines(op: Operator, params: dict, seed: int, bytes_io: int, names: list[str], gpu: bool,
+                   reps: int, method: str | None) -> dict[str, Any]:
+    """Eager and torch.compile of the reference, timed here the way the candidate was."""
+    from aka.evaluate.worker import bencher, calls_of
+
+    bench = bencher(gpu, reps)
+    ref = _guard(op, "init", lambda: op.build(params, seed))
+    sets = [_guard(op, "inputs", lambda k=k: op.make_inputs(params, seed + 500 + k))
+            for k in range(_sets(gpu, bytes_io))]
+    row = {}
+    for name in names:
+        model = ref if name == "eager" else torch.compile(ref)
+        row[name] = _guard(op, "forward", lambda: bench(calls_of(model, sets), method=method)).__dict__
+    del sets
+    _free(op)
+    return row
+
+
+# -- interleaved comparison ------------------------------------------------------------------------
+
+def run_compare(job: dict[str, Any]) -> dict[str, Any]:
+    """ABBA rounds per shape, incumbent and candidate each in its own confined process (neither
+    can slow the other down from inside); each side's claims cross-checked like an evaluation's."""
+    from aka.evaluate.timing import decide
+    from aka.evaluate.worker import device_info
+
+    t_end = time.monotonic() + max(1.0, float(job.get("timeout_s", 300)) - 2.0)
+    inc = spawn(job, job["incumbent"], "inc", t_end)
+    cand = spawn(job, job["candidate"], "cand", t_end)
+    side = "incumbent"
+    try:
+        op = operator_of(job)
+        gpu = job["device"] == "cuda"
+        for side, remote, path in (("incumbent", inc, job["incumbent"]), ("candidate", cand, job["candidate"])):
+            remote.ask("load", spec=job["spec"], device=job["device"], dtype=job["dtype"], candidate=path,
+                       tag=side, memory_fraction=0.25 if gpu else None)
+        results = []
+        for i, shape in enumerate(job["shapes"]):
+            seed = int(job.get("seed", 0)) + 1000 * i
+            common = dict(shape=i, params=shape["params"], seed=seed, sets=_sets(gpu, 0),
+                          reps=int(job.get("reps", 30)))
+            for side, remote in (("incumbent", inc), ("candidate", cand)):
+                remote.ask("build", shape=i, params=shape["params"], seed=seed)
+            side = "incumbent"
+            first = _timing(inc.ask("bench", **common))
+            method = first["method"] if gpu else None
+            a, b = [first["median_us"]], []
+            for r in range(int(job.get("rounds", 5))):
+                if r:
+                    side = "incumbent"
+                    a.append(_timing(inc.ask("bench", method=method, **common))["median_us"])
+                side = "candidate"
+                b.append(_timing(cand.ask("bench", method=method, **common))["median_us"])
+                b.append(_timing(cand.ask("bench", method=method, **common))["median_us"])
+                side = "incumbent"
+                a.append(_timing(inc.ask("bench", method=method, **common))["median_us"])
+            for side, remote, times in (("incumbent", inc, a), ("candidate", cand, b)):
+                claim = {"median_us": sorted(times)[len(times) // 2], "method": method or "cpu-interpreter"}
+                forged = cross_check(remote, i, shape["params"], seed, claim, gpu, None)
+                if forged:
+                    raise CandidateFailed("forged-timing", f"{side}: {forged}")
+            c = decide(a, b, method or "cpu-interpreter")
+            c.shape = shape["id"]
+            results.append(c.__dict__)
+        return {"ok": True, "comparisons": results, "device": device_info(job["device"])}
+    except OperatorFailed as exc:
+        return {"ok": False, "operator_fault": exc.info}
+    except CandidateFailed as exc:
+        if side == "incumbent" and exc.rule != "forged-timing":
+            return {"ok": False, "error": f"the incumbent failed while timed ({exc.rule}): {exc.message}"}
+        return {"ok": True, "failed": {"rule": exc.rule, "message": exc.message, "shape": "", "file": "",
+                                       "line": None}, "comparisons": []}
+    finally:
+        inc.close()
+        cand.close()

@@ -1,0 +1,328 @@
+"""The candidate's side of an evaluation: a confined process that runs candidate code on command.
+
+`start` forks it from the judge (before the judge touches CUDA) through `aka.sandbox.confine`:
+its own network, PID and mount namespaces, the filesystem read-only but its own folder, every
+inherited descriptor closed but one socket, no privileges, limits. It then serves commands from
+the judge (`serve`): load the candidate, build a shape's model, call it on seeded inputs, time it.
+
+Nothing it says is a verdict. It hands over what a call produced (files, `handover`) and reports
+observations — the torch calls it saw, inputs that changed, storages that overlap, the device
+work a profiler recorded, the times it measured — which the judge checks and decides on. Any
+exception from candidate code, `SystemExit` and `KeyboardInterrupt` included, is answered as the
+candidate's failure; if the process dies instead, the judge sees the channel close.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import sys
+import traceback
+from contextlib import ExitStack
+from typing import Any
+
+import torch
+
+from aka.evaluate import compare as cmp
+from aka.evaluate import handover
+from aka.evaluate.channel import Channel, ChannelError
+from aka.evaluate.loading import Inputs, Operator, ghosted, kernel_objects, load_module, poisoned, synchronize
+from aka.evaluate.tracing import traced
+from aka.sandbox import confine
+from aka.sandbox.limits import Limits
+
+
+def start(workdir: str, limits: Limits, expose: list[str], strict: bool) -> tuple[int, Channel]:
+    """Fork the confined candidate process; (its pid, the judge's end of the channel)."""
+    ours, theirs = socket.socketpair()
+    pid = confine.spawn(workdir, limits, expose=expose, mask=_masks(), keep_fds=(theirs.fileno(),),
+                        strict=strict)
+    if pid == 0:                                    # the candidate's process: never returns
+        code = 0
+        try:
+            ours.detach()                           # its descriptor is already closed (close_fds)
+            _redirect(workdir)
+            serve(Channel(theirs), workdir)
+        except BaseException:                      # noqa: BLE001 - the log says why; the judge sees it end
+            import traceback
+
+            traceback.print_exc()
+            code = 3
+        os._exit(code)
+    theirs.close()
+    return pid, Channel(ours)
+
+
+def _masks() -> list[str]:
+    from aka.sandbox.wrap import home_folders
+
+    return home_folders()
+
+
+def _redirect(workdir: str) -> None:
+    """stdout and stderr into the log; caches and temporary files in the job folder."""
+    log = os.open(os.path.join(workdir, "log.txt"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    os.close(log)
+    os.environ.update(HOME=workdir, TMPDIR=workdir, TRITON_HOME=workdir,
+                      TRITON_CACHE_DIR=os.path.join(workdir, ".triton", "cache"),
+                      TORCHINDUCTOR_CACHE_DIR=os.path.join(workdir, ".inductor"),
+                      XDG_CACHE_HOME=os.path.join(workdir, ".cache"))
+    import tempfile
+
+    tempfile.tempdir = None
+
+
+class Runner:
+    """State of the candidate's process: the operator, the loaded class, built models, kept inputs."""
+
+    def __init__(self, workdir: str):
+        self.workdir = workdir
+        self.op: Operator | None = None
+        self.cls: Any = None
+        self.kernels: dict[str, Any] = {}
+        self.models: dict[int, torch.nn.Module] = {}
+        self.kept: dict[int, Inputs] = {}
+        self.sets: dict[int, list[Inputs]] = {}
+        self.timer: Any = None
+
+    # -- commands ------------------------------------------------------------------------------
+
+    def load(self, cmd: dict) -> dict:
+        device = cmd["device"]
+        if device == "cuda" and cmd.get("memory_fraction"):
+            torch.cuda.set_per_process_memory_fraction(float(cmd["memory_fraction"]))
+        self.op = Operator(cmd["spec"], device, cmd["dtype"])
+        module = load_module(cmd["candidate"], cmd.get("tag", "candidate"))
+        self.cls = module.ModelNew
+        self.kernels = kernel_objects(module)
+        return {"kernels": sorted(self.kernels)}
+
+    def build(self, cmd: dict) -> dict:
+        op = self._op()
+        i = int(cmd["shape"])
+        ref = op.build(cmd["params"], int(cmd["seed"]))
+        state = ref.state_dict()
+        del ref
+        args, kwargs = op.init_args(cmd["params"])
+        torch.manual_seed(int(cmd["seed"]))
+        model = op.place_model(self.cls(*args, **kwargs))
+        model.load_state_dict(state, strict=True)
+        self.models = {i: model}                    # one shape at a time keeps memory bounded
+        self.kept.clear()
+        self.sets.clear()
+        return {}
+
+    def call(self, cmd: dict) -> dict:
+        """Call the candidate once on seeded inputs (or on kept buffers refilled with new
+        values) and hand over its output and the inputs it may mutate."""
+        op, i = self._op(), int(cmd["shape"])
+        model = self.models[i]
+        mutates = list(cmd.get("mutates", ()))
+        if cmd.get("refill_seed") is not None:
+            inputs = self.kept.pop(i)
+            fresh = op.make_inputs(cmd["params"], int(cmd["refill_seed"]))
+            for name, t in inputs.tensors():
+                t.copy_(fresh.values[name])
+            del fresh
+            pristine = None
+        else:
+            pristine = op.make_inputs(cmd["params"], int(cmd["seed"]))
+            inputs = pristine.clone()
+        seen: dict[str, Any] = {}
+        with ExitStack() as stack:
+            if cmd.get("poison", True):
+                stack.enter_context(poisoned())
+            if cmd.get("ghost"):
+                stack.enter_context(ghosted(self.kernels))
+            tracer = stack.enter_context(traced(self.kernels)) if cmd.get("trace") else None
+            with torch.no_grad():
+                out = inputs.call(model)
+            synchronize(op.device)
+        if tracer is not None and tracer.calls:
+            seen["torch_calls"] = tracer.summary()
+        if pristine is not None:
+            seen["inputs_changed"] = [n for n, t in inputs.tensors()
+                                      if n not in mutates and not cmp.identical(t, pristine.values[n])]
+            del pristine
+        seen["aliases"] = [[p, n] for p, n in cmp.aliased(out, inputs.tensors())]
+        handover.write(self.workdir, cmd["name"], out)
+        handover.write(self.workdir, cmd["name"] + "-mut",
+                       {m: inputs.values[m] for m in mutates if m in inputs.values})
+        del out
+        if cmd.get("keep"):
+            self.kept[i] = inputs
+        del inputs
+        _free(op.device)
+        return seen
+
+    def time(self, cmd: dict) -> dict:
+        """Time the candidate at a shape (the claim the judge cross-checks); on a GPU also the
+        device work one call launches, recorded by the profiler."""
+        op, i = self._op(), int(cmd["shape"])
+        sets = self._sets(cmd)
+        calls = _calls(self.models[i], sets)
+        reply: dict[str, Any] = {}
+        if op.device.type == "cuda":
+            from aka.evaluate import proof
+
+            if cmd.get("proof", True):
+                work = proof.profile_call(calls[0])
+                reply["work"] = {"kernels": work.kernels, "timed_stream": work.timed_stream}
+            timing = self._timer(cmd).bench(calls, method=cmd.get("method"))
+        else:
+            from aka.evaluate.timing import bench_cpu
+
+            timing = bench_cpu(calls)
+        reply["timing"] = timing.__dict__
+        return reply
+
+    def bench(self, cmd: dict) -> dict:
+        """One timing with a fixed method (a round of an interleaved comparison)."""
+        op, i = self._op(), int(cmd["shape"])
+        calls = _calls(self.models[i], self._sets(cmd))
+        if op.device.type == "cuda":
+            t = self._timer(cmd).bench(calls, method=cmd.get("method"))
+        else:
+            from aka.evaluate.timing import bench_cpu
+
+            t = bench_cpu(calls)
+        return {"timing": t.__dict__}
+
+    def batch(self, cmd: dict, chan: Channel) -> dict:
+        """`n` calls between the judge's "go" and our "done": the judge's own clock bounds the
+        times claimed. On a GPU the calls are one captured graph when the capture works."""
+        op, i, n = self._op(), int(cmd["shape"]), int(cmd["n"])
+        call = _calls(self.models[i], self._sets(cmd)[:1])[0]
+        call()
+        synchronize(op.device)
+        run, how = _graph_batch(call, n) if op.device.type == "cuda" else (None, "calls")
+        if run is None:
+            def run() -> None:
+                for _ in range(n):
+                    call()
+                synchronize(op.device)
+            how = "calls" if op.device.type != "cuda" else "calls (no graph)"
+        chan.send({"ok": True, "ready": True, "seq": cmd.get("seq")})
+        go = chan.receive()
+        if not go.get("go"):
+            return {"how": how, "skipped": True}
+        run()
+        return {"how": how}
+
+    def peak(self, cmd: dict) -> dict:
+        if self._op().device.type != "cuda":
+            return {"peak_bytes": None}
+        return {"peak_bytes": int(torch.cuda.max_memory_allocated())}
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _op(self) -> Operator:
+        if self.op is None:
+            raise RuntimeError("no operator loaded")
+        return self.op
+
+    def _sets(self, cmd: dict) -> list[Inputs]:
+        i = int(cmd["shape"])
+        if i not in self.sets:
+            op = self._op()
+            n = int(cmd.get("sets", 1))
+            self.sets[i] = [op.make_inputs(cmd["params"], int(cmd["seed"]) + 500 + k) for k in range(n)]
+        return self.sets[i]
+
+    def _timer(self, cmd: dict) -> Any:
+        if self.timer is None:
+            from aka.evaluate.timing import GpuTimer
+
+            self.timer = GpuTimer(reps=int(cmd.get("reps", 100)))
+        self.timer.reps = int(cmd.get("reps", self.timer.reps))
+        return self.timer
+
+
+def _calls(model: torch.nn.Module, sets: list[Inputs]) -> list:
+    def make(inp: Inputs):
+        def call():
+            with torch.no_grad():
+                return inp.call(model)
+        return call
+    return [make(s) for s in sets]
+
+
+def _graph_batch(call: Any, n: int) -> tuple[Any, str]:
+    """A CUDA graph of `n` calls and a function replaying it once (None when capture fails)."""
+    try:
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.stream(stream):
+            call()
+            with torch.cuda.graph(graph, stream=stream):
+                for _ in range(n):
+                    call()
+        torch.cuda.current_stream().wait_stream(stream)
+        torch.cuda.synchronize()
+    except Exception:  # noqa: BLE001 - not capturable: plain launches
+        torch.cuda.synchronize()
+        return None, ""
+
+    def run() -> None:
+        graph.replay()
+        torch.cuda.synchronize()
+    return run, "graph"
+
+
+def _free(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+
+
+OOM_TEXT = re.compile(r"can't allocate memory|out of memory|Cannot allocate memory", re.IGNORECASE)
+"""How an allocation beyond the address-space limit reads on the CPU (torch raises RuntimeError)."""
+
+
+def _failure(exc: BaseException) -> dict:
+    """A candidate failure as data: its rule and the traceback's end."""
+    if isinstance(exc, (SystemExit, KeyboardInterrupt, GeneratorExit)):
+        rule = "candidate-exit"
+    elif isinstance(exc, (MemoryError, torch.OutOfMemoryError)) or \
+            (isinstance(exc, RuntimeError) and OOM_TEXT.search(str(exc))):
+        rule = "out-of-memory"
+    else:
+        rule = "runtime-error"
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    from aka.evaluate.loading import OperatorFault  # noqa: PLC0415 - absent in older layouts
+    if isinstance(exc, OperatorFault):
+        return {"ok": False, "operator_fault": {"message": str(getattr(exc, "message", exc)),
+                                                "file": getattr(exc, "file", ""),
+                                                "line": getattr(exc, "line", None)}}
+    return {"ok": False, "rule": rule, "error": f"{type(exc).__name__}: {exc}\n{text[-1500:]}"}
+
+
+COMMANDS = ("load", "build", "call", "time", "bench", "peak")
+
+
+def serve(chan: Channel, workdir: str) -> None:
+    """Answer the judge's commands until it says bye or goes away."""
+    runner = Runner(workdir)
+    while True:
+        try:
+            cmd = chan.receive()
+        except ChannelError:
+            return
+        what = cmd.get("cmd")
+        if what == "bye":
+            return
+        try:
+            if what == "batch":
+                reply = {"ok": True, **runner.batch(cmd, chan)}
+            elif what in COMMANDS:
+                reply = {"ok": True, **getattr(runner, what)(cmd)}
+            else:
+                reply = {"ok": False, "rule": "runtime-error", "error": f"unknown command {what!r}"}
+        except BaseException as exc:  # noqa: BLE001 - candidate code ran: its failure is data
+            reply = _failure(exc)
+        sys.stdout.flush()
+        reply["seq"] = cmd.get("seq")
+        chan.send(reply)
