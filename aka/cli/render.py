@@ -23,7 +23,8 @@ def _sol(s: ShapeResult) -> tuple[str, str, str]:
     if r is None:
         return "n/a", "n/a", "n/a"
     flag = " (!)" if r.flag else ""
-    return _x(r.sol) + flag, _x(r.sol_calibrated), _x(r.sol_launch_adjusted)
+    basis = " bytes-only" if r.basis == "bytes-only" else ""
+    return _x(r.sol) + flag + basis, _x(r.sol_calibrated), _x(r.sol_launch_adjusted)
 
 
 def render_eval(result: EvalResult, console: Console | None = None) -> None:

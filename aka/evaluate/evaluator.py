@@ -19,10 +19,12 @@ from aka.evaluate.review import review
 from aka.hardware import calibrate as calibration_cache
 from aka.hardware.devices import lookup
 from aka.spec import rules
-from aka.spec.op import OpSpec, Shape
+from aka.spec.op import OpSpec, Roofline as RooflineSpec, Shape
 from aka.spec.result import (Comparison, Decision, EvalResult, EvalStatus, Rejection, ShapeResult,
                              Timing)
 
+BYTES_ONLY = RooflineSpec(flops={}, bytes="auto")
+"""The floor of an operator that gives no roofline (a KernelBench problem): its bytes, once."""
 LOW_PRECISION = {"bfloat16", "float16", "float8_e4m3fn", "float8_e5m2"}
 
 
@@ -169,10 +171,12 @@ class Evaluator:
             if not self.interpreter:
                 res.speedup = {k: v.median_us / res.time.median_us for k, v in res.baselines.items()}
             dev = lookup(device.get("name", "")) if device.get("kind") == "cuda" else None
-            if dev and spec.roofline:
+            given = spec.roofline_for(s["id"])
+            if dev and (given or s.get("bytes_io")):
                 cal = calibration_cache.load_cached(device["name"])
-                res.roofline = roofline.assess(spec.roofline, s["params"], s.get("bytes_io", 0),
+                res.roofline = roofline.assess(given or BYTES_ONLY, s["params"], s.get("bytes_io", 0),
                                                res.time.median_us, dev, cal)
+                res.roofline.basis = "roofline" if given else "bytes-only"
         return res
 
     def compare(self, spec: OpSpec, incumbent: str | Path, candidate: str | Path,

@@ -87,6 +87,9 @@ class Roofline:
     """(T_roof + empty-kernel graph time) / T."""
     flag: str = ""
     """Set when S > 1: the roofline undercounts bytes or FLOPs; S is then not a result."""
+    basis: str = "roofline"
+    """'roofline' (the operator's FLOPs and bytes) or 'bytes-only' (no roofline given: the memory
+    bound of its inputs, parameters and outputs, each moved once; compute is not counted)."""
 
 
 @dataclass

@@ -44,3 +44,26 @@ def test_device_table_matching():
     assert lookup("cpu") is None
     for key in ("h100", "h200", "a100", "b200", "l40s", "mi300x", "mi250x"):
         assert any(d.key == key for d in __import__("aka.hardware.devices", fromlist=["DEVICES"]).DEVICES)
+
+
+def test_an_operator_without_a_roofline_gets_a_bytes_only_sol(tmp_path):
+    """KernelBench problems carry no roofline: SOL is their bytes moved once at peak bandwidth,
+    labelled bytes-only."""
+    from types import SimpleNamespace
+
+    from aka.evaluate.evaluator import Evaluator
+    from aka.spec.load import load_op
+
+    problem = tmp_path / "relu.py"
+    problem.write_text("import torch\nclass Model(torch.nn.Module):\n    def forward(self, x):\n"
+                       "        return torch.relu(x)\ndef get_inputs():\n    return [torch.rand(4, 4)]\n"
+                       "def get_init_inputs():\n    return []\n")
+    spec = load_op(problem)
+    assert spec.roofline is None
+    ev = Evaluator(SimpleNamespace(device="cuda"))
+    row = {"id": "default", "params": {}, "held_out": False, "correct": True, "bytes_io": 4_800_000_000,
+           "time": {"median_us": 1000.0, "iqr_us": 1.0, "cv": 0.01, "reps": 100, "method": "events"}}
+    res = ev._shape(spec, row, {"kind": "cuda", "name": "NVIDIA H200"})
+    assert res.roofline is not None and res.roofline.basis == "bytes-only"
+    assert res.roofline.bytes == 4_800_000_000 and res.roofline.flops == {}
+    assert abs(res.roofline.t_roof_us - 4_800_000_000 / lookup("NVIDIA H200").bandwidth * 1e6) < 1e-6
