@@ -240,6 +240,28 @@ def run_eval(job: dict[str, Any]) -> dict[str, Any]:
         return _reply(out, v, remote, None)
     finally:
         remote.close()
+        if job["device"] == "cuda":
+            warm_utilities()
+
+
+def warm_utilities() -> None:
+    """Compile the kernels every candidate's process launches besides its own (the L2 flush, the
+    stream marker, the empty launch-floor kernel) here, once per pool, into the judges' Triton
+    cache that `runner.start` copies from."""
+    stamp = os.path.join(os.environ.get("TRITON_CACHE_DIR", ""), ".aka-utilities")
+    if not os.environ.get("TRITON_CACHE_DIR") or os.path.exists(stamp):
+        return
+    from aka.evaluate.timing import GpuTimer, empty_kernel
+
+    try:
+        dummy = torch.empty(1, device="cuda")
+        proof._marker_kernel()[(1,)](dummy)
+        empty_kernel()[(1,)](dummy)
+        GpuTimer(reps=1).flush()
+        torch.cuda.synchronize()
+        open(stamp, "w").close()
+    except Exception:  # noqa: BLE001 - only a cache; the candidate's process compiles them itself
+        pass
 
 
 def operator_of(job: dict[str, Any]) -> Operator:

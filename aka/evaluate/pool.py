@@ -129,6 +129,7 @@ class WorkerPool:
         env["PYTHONUNBUFFERED"] = "1"
         self.jobs_root = jobs_root()
         env["AKA_JOBS_ROOT"] = str(self.jobs_root)
+        env["TRITON_CACHE_DIR"] = str(self.jobs_root / "triton-cache")   # judges' (trusted) compiles
         if self.device == "cpu":
             env["TRITON_INTERPRET"] = "1"
         prefix = network_isolation() if self.isolate_network else ()

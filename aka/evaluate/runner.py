@@ -35,6 +35,7 @@ from aka.sandbox.limits import Limits
 
 def start(workdir: str, limits: Limits, expose: list[str], strict: bool) -> tuple[int, Channel]:
     """Fork the confined candidate process; (its pid, the judge's end of the channel)."""
+    _seed_cache(workdir)
     ours, theirs = socket.socketpair()
     pid = confine.spawn(workdir, limits, expose=expose, mask=_masks(), keep_fds=(theirs.fileno(),),
                         strict=strict)
@@ -52,6 +53,18 @@ def start(workdir: str, limits: Limits, expose: list[str], strict: bool) -> tupl
         os._exit(code)
     theirs.close()
     return pid, Channel(ours)
+
+
+def _seed_cache(workdir: str) -> None:
+    """A copy of the judges' Triton cache (the timer's and the proof's own kernels, compiled by
+    trusted processes) for the candidate's process, so it does not compile them again. A copy:
+    nothing the candidate's process writes reaches another's."""
+    trusted = os.environ.get("TRITON_CACHE_DIR", "")
+    if trusted and os.path.isdir(trusted):
+        import shutil
+
+        shutil.copytree(trusted, os.path.join(workdir, ".triton", "cache"), dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("*.lock", "*.tmp*"))
 
 
 def _masks() -> list[str]:
