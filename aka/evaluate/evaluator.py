@@ -18,7 +18,7 @@ from aka.evaluate.pool import WorkerPool
 from aka.evaluate.review import review
 from aka.hardware import calibrate as calibration_cache
 from aka.hardware.devices import lookup
-from aka.spec import rules
+from aka.spec import jobs, rules
 from aka.spec.op import OpSpec, Roofline as RooflineSpec, Shape
 from aka.spec.result import (Comparison, Decision, EvalResult, EvalStatus, Rejection, ShapeResult,
                              Timing)
@@ -121,16 +121,15 @@ class Evaluator:
             return EvalResult(status=status_of(static), rejections=static, notes=notes,
                               shapes=_unchecked(rows), **base)
         tol = spec.tolerance_for(dtype)
-        job = {
-            "kind": "eval", "spec": spec.to_dict(), "candidate": path, "dtype": dtype,
-            "shapes": rows, "trials": options.trials, "seed": options.seed, "atol": tol.atol,
-            "rtol": tol.rtol, "tol_outputs": {k: list(v) for k, v in tol.outputs.items()},
-            "mutates": list(spec.mutates), "time": options.time,
-            "baselines": list(options.baselines if options.baselines is not None else spec.baselines),
-            "reps": options.reps, "timeout_s": options.timeout_s or _default_timeout(self.interpreter, rows),
-            "memory_limit_bytes": int(options.memory_limit_gb * 2**30),
-            "sandbox": getattr(self.pool, "sandbox", {}),
-        }
+        job = jobs.EvalJob(
+            device=self.pool.device, timeout_s=options.timeout_s or _default_timeout(self.interpreter, rows),
+            spec=spec.to_dict(), dtype=dtype, shapes=_shape_jobs(rows), seed=options.seed, reps=options.reps,
+            sandbox=getattr(self.pool, "sandbox", {}), candidate=jobs.CandidateSource(path, source),
+            trials=options.trials, atol=tol.atol, rtol=tol.rtol, tol_outputs=dict(tol.outputs),
+            mutates=tuple(spec.mutates), time=options.time,
+            baselines=tuple(options.baselines if options.baselines is not None else spec.baselines),
+            memory_limit_bytes=int(options.memory_limit_gb * 2**30),
+        ).to_dict()
         reply = self.pool.submit(job)
         return self._result(spec, reply, rows, notes, base)
 
@@ -187,11 +186,13 @@ class Evaluator:
         a `Decision` with its `failure`, never an exception."""
         options = options or EvalOptions()
         dtype, rows, _ = self.plan(spec, options)
-        job = {"kind": "compare", "spec": spec.to_dict(), "dtype": dtype, "rounds": rounds,
-               "incumbent": str(Path(incumbent).resolve()), "candidate": str(Path(candidate).resolve()),
-               "shapes": [r for r in rows if not r["held_out"]], "seed": options.seed,
-               "timeout_s": options.timeout_s or 900, "sandbox": getattr(self.pool, "sandbox", {}),
-               "memory_limit_bytes": int(options.memory_limit_gb * 2**30)}
+        job = jobs.CompareJob(
+            device=self.pool.device, timeout_s=options.timeout_s or 900, spec=spec.to_dict(), dtype=dtype,
+            shapes=_shape_jobs(r for r in rows if not r["held_out"]), seed=options.seed,
+            sandbox=getattr(self.pool, "sandbox", {}), rounds=rounds,
+            incumbent=_source(incumbent), candidate=_source(candidate),
+            memory_limit_bytes=int(options.memory_limit_gb * 2**30),
+        ).to_dict()
         reply = self.pool.submit(job)
         _raise_fault(spec, reply)
         failure = _compare_failure(reply, str(Path(candidate).resolve()))
@@ -209,10 +210,11 @@ class Evaluator:
         options = options or EvalOptions()
         dtype, rows, _ = self.plan(spec, options)
         shapes = [{**r, "method": methods[r["id"]]} for r in rows if r["id"] in methods and not r["held_out"]]
-        job = {"kind": "baselines", "spec": spec.to_dict(), "dtype": dtype, "shapes": shapes,
-               "seed": options.seed, "reps": options.reps,
-               "baselines": list(options.baselines if options.baselines is not None else spec.baselines),
-               "timeout_s": options.timeout_s or _default_timeout(self.interpreter, shapes)}
+        job = jobs.BaselinesJob(
+            device=self.pool.device, timeout_s=options.timeout_s or _default_timeout(self.interpreter, shapes),
+            spec=spec.to_dict(), dtype=dtype, shapes=_shape_jobs(shapes), seed=options.seed, reps=options.reps,
+            baselines=tuple(options.baselines if options.baselines is not None else spec.baselines),
+        ).to_dict()
         reply = self.pool.submit(job)
         _raise_fault(spec, reply)
         if not reply.get("ok"):
@@ -289,6 +291,16 @@ def _forward_line(candidate: str) -> int | None:
                 if isinstance(item, ast.FunctionDef) and item.name == "forward":
                     return item.lineno
     return None
+
+
+def _shape_jobs(rows: Any) -> tuple[jobs.ShapeJob, ...]:
+    return tuple(jobs.ShapeJob(r["id"], r["params"], r["held_out"], r.get("method")) for r in rows)
+
+
+def _source(path: str | Path) -> jobs.CandidateSource:
+    """A candidate as a job carries it: its text, under its resolved path as the display name."""
+    source, _ = read_candidate(path)
+    return jobs.CandidateSource(str(Path(path).resolve()), source)
 
 
 def _unchecked(rows: list[dict[str, Any]]) -> list[ShapeResult]:

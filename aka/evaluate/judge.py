@@ -35,6 +35,7 @@ from aka.evaluate.correctness import MISMATCH_RULES, bytes_of
 from aka.evaluate.footprint import Footprint, estimate
 from aka.evaluate.loading import Inputs, Operator, synchronize
 from aka.sandbox.limits import Limits
+from aka.spec import jobs
 from aka.spec.op import Tolerance
 
 CLAIM_FLOOR = 0.25
@@ -73,8 +74,19 @@ class Remote:
     workdir: str
     deadline: float
     name: str = "candidate"
+    display: str = ""
+    """The candidate's name for the user (its file); messages say it instead of the copy's path."""
     ended: str = ""
     seq: int = 0
+
+    @property
+    def path(self) -> str:
+        """Where the candidate's text was written for its process."""
+        return os.path.join(self.workdir, "candidate.py")
+
+    def named(self, text: str) -> str:
+        """`text` with the copy's path replaced by the candidate's own name."""
+        return text.replace(self.path, self.display) if self.display else text
 
     def ask(self, cmd: str, **fields: Any) -> dict[str, Any]:
         """Send a command, wait for its reply; failures become CandidateFailed."""
@@ -90,7 +102,7 @@ class Remote:
             rule = str(reply.get("rule", "runtime-error"))
             if rule not in ("runtime-error", "candidate-exit", "out-of-memory", "load-error"):
                 rule = "runtime-error"
-            raise CandidateFailed(rule, str(reply.get("error", ""))[:6000])
+            raise CandidateFailed(rule, self.named(str(reply.get("error", "")))[:6000])
         return reply
 
     def receive(self) -> dict[str, Any]:
@@ -161,20 +173,25 @@ def _describe(status: int) -> str:
     return f"exit status {code}"
 
 
-def spawn(job: dict[str, Any], candidate: str, tag: str, deadline: float) -> Remote:
-    """Start one confined candidate process in its own folder under this job's folder."""
+def spawn(job: Any, source: jobs.CandidateSource, tag: str, deadline: float) -> Remote:
+    """Start one confined candidate process in its own folder under this job's folder, the
+    candidate's text written there as `candidate.py` by this (trusted) process: what runs is
+    exactly what was reviewed, and no other file of the user's needs exposing."""
     from aka.evaluate import runner
 
     workdir = os.path.join(os.getcwd(), tag)
     os.makedirs(workdir, mode=0o755, exist_ok=True)
-    gpu = job["device"] == "cuda"
-    mem = int(job.get("memory_limit_bytes", 0))
-    cpu_s = int(job.get("cpu_limit_s", 0)) or int(float(job.get("timeout_s", 300)) * 4)
+    candidate = os.path.join(workdir, "candidate.py")
+    with open(candidate, "w") as f:
+        f.write(source.source)
+    gpu = job.device == "cuda"
+    mem = int(job.memory_limit_bytes)
+    cpu_s = int(job.timeout_s * 4)
     limits = Limits(cpu_s=cpu_s, address_space_bytes=None if gpu or not mem else mem, processes=256)
-    expose = _operator_files(job["spec"]) + [candidate]
-    sandbox = job.get("sandbox") or {}
+    expose = _operator_files(job.spec)
+    sandbox = job.sandbox or {}
     pid, chan = runner.start(workdir, limits, expose, strict=bool(sandbox.get("strict", False)))
-    return Remote(pid, chan, workdir, deadline, name=tag)
+    return Remote(pid, chan, workdir, deadline, name=tag, display=source.name)
 
 
 def _operator_files(spec: dict[str, Any]) -> list[str]:
@@ -202,17 +219,16 @@ class Verdicts:
         self.rejections.append({"rule": rule, "message": message, "shape": shape, "file": file, "line": line})
 
 
-def _tolerance(job: dict) -> Tolerance:
-    outputs = {k: tuple(v) for k, v in (job.get("tol_outputs") or {}).items()}
-    return Tolerance(job["atol"], job["rtol"], outputs)
+def _tolerance(job: jobs.EvalJob) -> Tolerance:
+    return Tolerance(job.atol, job.rtol, {k: tuple(v) for k, v in job.tol_outputs.items()})
 
 
-def run_eval(job: dict[str, Any]) -> dict[str, Any]:
+def run_eval(job: jobs.EvalJob) -> dict[str, Any]:
     """Correctness, honesty and timing of one candidate, decided here."""
     from aka.evaluate.worker import device_info
 
-    t_end = time.monotonic() + max(1.0, float(job.get("timeout_s", 300)) - 2.0)
-    remote = spawn(job, job["candidate"], "cand", t_end)
+    t_end = time.monotonic() + max(1.0, float(job.timeout_s) - 2.0)
+    remote = spawn(job, job.candidate, "cand", t_end)
     v = Verdicts()
     out: dict[str, Any] = {"ok": True, "kernels": []}
     try:
@@ -220,17 +236,17 @@ def run_eval(job: dict[str, Any]) -> dict[str, Any]:
         fp = _footprint(job, op)
         if fp is not None and fp.too_large:
             return {"ok": False, "too_large": fp.to_dict()}
-        out["device"] = device_info(job["device"])
+        out["device"] = device_info(job.device)
         try:
-            loaded = remote.ask("load", spec=job["spec"], device=job["device"], dtype=job["dtype"],
-                                candidate=job["candidate"], memory_fraction=_share(job, fp))
+            loaded = remote.ask("load", spec=job.spec, device=job.device, dtype=job.dtype,
+                                candidate=remote.path, memory_fraction=_share(job, fp))
         except CandidateFailed as exc:
             rule = exc.rule if exc.rule in ("candidate-exit", "timeout", "crash", "out-of-memory") else "load-error"
-            v.reject(rule, exc.message, file=job["candidate"])
+            v.reject(rule, exc.message, file=job.candidate.name)
             return _reply(out, v, remote, op)
         out["kernels"] = kernels = list(loaded.get("kernels", []))
         checked = _check_all(job, op, remote, set(kernels), v)
-        if not v.rejections and job.get("time", True):
+        if not v.rejections and job.time:
             _time_all(job, op, remote, set(kernels), checked, v)
         return _reply(out, v, remote, op)
     except OperatorFailed as exc:
@@ -240,7 +256,7 @@ def run_eval(job: dict[str, Any]) -> dict[str, Any]:
         return _reply(out, v, remote, None)
     finally:
         remote.close()
-        if job["device"] == "cuda":
+        if job.device == "cuda":
             warm_utilities()
 
 
@@ -264,12 +280,12 @@ def warm_utilities() -> None:
         pass
 
 
-def operator_of(job: dict[str, Any]) -> Operator:
+def operator_of(job: jobs.OperatorJob) -> Operator:
     """The reference side; any failure of the reference's code is the operator's."""
     try:
-        return Operator(job["spec"], job["device"], job["dtype"])
+        return Operator(job.spec, job.device, job.dtype)
     except Exception as exc:  # noqa: BLE001 - the reference is the user's input
-        raise OperatorFailed(_fault(exc, job["spec"]["reference"], "load")) from None
+        raise OperatorFailed(_fault(exc, job.spec["reference"], "load")) from None
 
 
 def _fault(exc: BaseException, reference: str, stage: str) -> dict[str, Any]:
@@ -299,16 +315,16 @@ def _guard(op: Operator, stage: str, fn: Callable[[], Any]) -> Any:
         raise OperatorFailed(_fault(exc, op.spec["reference"], stage)) from None
 
 
-def _footprint(job: dict[str, Any], op: Operator) -> Footprint | None:
-    if job["device"] != "cuda" and not job.get("memory_limit_bytes"):
+def _footprint(job: jobs.EvalJob, op: Operator) -> Footprint | None:
+    if job.device != "cuda" and not job.memory_limit_bytes:
         return None
-    return estimate(op, [s["params"] for s in job["shapes"]], job["device"],
-                    int(job.get("memory_limit_bytes", 0)))
+    return estimate(op, [s.params for s in job.shapes], job.device,
+                    int(job.memory_limit_bytes))
 
 
-def _share(job: dict[str, Any], fp: Footprint | None) -> float | None:
+def _share(job: jobs.EvalJob, fp: Footprint | None) -> float | None:
     """The fraction of device memory the candidate's process may allocate."""
-    return 0.5 if job["device"] == "cuda" else None
+    return 0.5 if job.device == "cuda" else None
 
 
 def _reply(out: dict[str, Any], v: Verdicts, remote: Remote, op: Operator | None) -> dict[str, Any]:
@@ -331,29 +347,29 @@ def _reply(out: dict[str, Any], v: Verdicts, remote: Remote, op: Operator | None
 
 # -- correctness ---------------------------------------------------------------------------------
 
-def _check_all(job: dict, op: Operator, remote: Remote, kernels: set[str], v: Verdicts) -> set[str]:
+def _check_all(job: jobs.EvalJob, op: Operator, remote: Remote, kernels: set[str], v: Verdicts) -> set[str]:
     """Every shape, held-out ones included; the ids that passed."""
-    tol, mutates = _tolerance(job), tuple(job.get("mutates", ()))
+    tol, mutates = _tolerance(job), tuple(job.mutates)
     passed: set[str] = set()
-    for i, shape in enumerate(job["shapes"]):
-        row = {"id": shape["id"], "params": shape["params"], "held_out": shape.get("held_out", False)}
+    for i, shape in enumerate(job.shapes):
+        row = {"id": shape.id, "params": shape.params, "held_out": shape.held_out}
         v.shapes.append(row)
-        seed = int(job.get("seed", 0)) + 1000 * i
+        seed = int(job.seed) + 1000 * i
         try:
-            verdict = _check_shape(op, remote, i, shape["params"], seed, int(job.get("trials", 3)), tol,
+            verdict = _check_shape(op, remote, i, shape.params, seed, int(job.trials), tol,
                                    mutates, kernels, row)
         except CandidateFailed as exc:
             row.update(correct=False, detail=exc.message[:600])
-            v.reject(exc.rule, exc.message, shape["id"])
+            v.reject(exc.rule, exc.message, shape.id)
             if exc.rule in ("timeout", "crash"):
                 return passed
             break
         if verdict:
             row.update(correct=False, detail=verdict[1])
-            v.reject(verdict[0], verdict[1], shape["id"])
+            v.reject(verdict[0], verdict[1], shape.id)
             break
         row["correct"] = True
-        passed.add(shape["id"])
+        passed.add(shape.id)
     return passed
 
 
@@ -499,20 +515,20 @@ def _free(op: Operator) -> None:
 
 # -- timing --------------------------------------------------------------------------------------
 
-def _time_all(job: dict, op: Operator, remote: Remote, kernels: set[str], checked: set[str], v: Verdicts) -> None:
-    gpu = job["device"] == "cuda"
-    baselines = list(job.get("baselines", []))
+def _time_all(job: jobs.EvalJob, op: Operator, remote: Remote, kernels: set[str], checked: set[str], v: Verdicts) -> None:
+    gpu = job.device == "cuda"
+    baselines = list(job.baselines)
     if not gpu and "torch.compile" in baselines:
         baselines.remove("torch.compile")
         v.notes.append("torch.compile baseline skipped on the CPU interpreter")
     for i, row in enumerate(v.shapes):
         if row["held_out"] or row["id"] not in checked:
             continue
-        seed = int(job.get("seed", 0)) + 1000 * i
+        seed = int(job.seed) + 1000 * i
         remote.ask("build", shape=i, params=row["params"], seed=seed)
         nsets = _sets(gpu, row.get("bytes_io", 0))
         claim = remote.ask("time", shape=i, params=row["params"], seed=seed, sets=nsets,
-                           reps=int(job.get("reps", 100)), proof=gpu)
+                           reps=int(job.reps), proof=gpu)
         timing = _timing(claim)
         if gpu:
             rule, detail, share = proof.judge(_work(claim), kernels)
@@ -528,7 +544,7 @@ def _time_all(job: dict, op: Operator, remote: Remote, kernels: set[str], checke
         row["baselines"] = {}
         if baselines:
             row["baselines"] = time_baselines(op, row["params"], seed, row.get("bytes_io", 0), baselines,
-                                              gpu, int(job.get("reps", 100)), timing["method"] if gpu else None)
+                                              gpu, int(job.reps), timing["method"] if gpu else None)
 
 
 def _sets(gpu: bool, bytes_io: int) -> int:
@@ -559,9 +575,9 @@ def _work(reply: dict[str, Any]) -> proof.DeviceWork:
         raise CandidateFailed("runtime-error", "its device-work report is malformed") from None
 
 
-def _floor_us(op: Operator, row: dict, job: dict) -> float | None:
+def _floor_us(op: Operator, row: dict, job: jobs.EvalJob) -> float | None:
     """The least time the device's memory allows for this call's bytes (GPU only)."""
-    if job["device"] != "cuda" or not row.get("bytes_io"):
+    if job.device != "cuda" or not row.get("bytes_io"):
         return None
     from aka.hardware.devices import lookup
 
@@ -641,34 +657,34 @@ def time_baselines(op: Operator, params: dict, seed: int, bytes_io: int, names: 
 
 # -- interleaved comparison ------------------------------------------------------------------------
 
-def run_compare(job: dict[str, Any]) -> dict[str, Any]:
+def run_compare(job: jobs.CompareJob) -> dict[str, Any]:
     """ABBA rounds per shape, incumbent and candidate each in its own confined process (neither
     can slow the other down from inside); each side's claims cross-checked like an evaluation's."""
     from aka.evaluate.timing import decide
     from aka.evaluate.worker import device_info
 
-    t_end = time.monotonic() + max(1.0, float(job.get("timeout_s", 300)) - 2.0)
-    inc = spawn(job, job["incumbent"], "inc", t_end)
-    cand = spawn(job, job["candidate"], "cand", t_end)
+    t_end = time.monotonic() + max(1.0, float(job.timeout_s) - 2.0)
+    inc = spawn(job, job.incumbent, "inc", t_end)
+    cand = spawn(job, job.candidate, "cand", t_end)
     side = "incumbent"
     try:
         op = operator_of(job)
-        gpu = job["device"] == "cuda"
-        for side, remote, path in (("incumbent", inc, job["incumbent"]), ("candidate", cand, job["candidate"])):
-            remote.ask("load", spec=job["spec"], device=job["device"], dtype=job["dtype"], candidate=path,
+        gpu = job.device == "cuda"
+        for side, remote in (("incumbent", inc), ("candidate", cand)):
+            remote.ask("load", spec=job.spec, device=job.device, dtype=job.dtype, candidate=remote.path,
                        tag=side, memory_fraction=0.25 if gpu else None)
         results = []
-        for i, shape in enumerate(job["shapes"]):
-            seed = int(job.get("seed", 0)) + 1000 * i
-            common = dict(shape=i, params=shape["params"], seed=seed, sets=_sets(gpu, 0),
-                          reps=int(job.get("reps", 30)))
+        for i, shape in enumerate(job.shapes):
+            seed = int(job.seed) + 1000 * i
+            common = dict(shape=i, params=shape.params, seed=seed, sets=_sets(gpu, 0),
+                          reps=int(job.reps))
             for side, remote in (("incumbent", inc), ("candidate", cand)):
-                remote.ask("build", shape=i, params=shape["params"], seed=seed)
+                remote.ask("build", shape=i, params=shape.params, seed=seed)
             side = "incumbent"
             first = _timing(inc.ask("bench", **common))
             method = first["method"] if gpu else None
             a, b = [first["median_us"]], []
-            for r in range(int(job.get("rounds", 5))):
+            for r in range(int(job.rounds)):
                 if r:
                     side = "incumbent"
                     a.append(_timing(inc.ask("bench", method=method, **common))["median_us"])
@@ -679,13 +695,13 @@ def run_compare(job: dict[str, Any]) -> dict[str, Any]:
                 a.append(_timing(inc.ask("bench", method=method, **common))["median_us"])
             for side, remote, times in (("incumbent", inc, a), ("candidate", cand, b)):
                 claim = {"median_us": sorted(times)[len(times) // 2], "method": method or "cpu-interpreter"}
-                forged = cross_check(remote, i, shape["params"], seed, claim, gpu, None)
+                forged = cross_check(remote, i, shape.params, seed, claim, gpu, None)
                 if forged:
                     raise CandidateFailed("forged-timing", f"{side}: {forged}")
             c = decide(a, b, method or "cpu-interpreter")
-            c.shape = shape["id"]
+            c.shape = shape.id
             results.append(c.__dict__)
-        return {"ok": True, "comparisons": results, "device": device_info(job["device"])}
+        return {"ok": True, "comparisons": results, "device": device_info(job.device)}
     except OperatorFailed as exc:
         return {"ok": False, "operator_fault": exc.info}
     except CandidateFailed as exc:

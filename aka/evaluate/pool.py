@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from aka.errors import WorkerError
+from aka.spec import jobs
 
 KEEP_PREFIXES = ("CUDA_", "NCCL_", "TORCH_", "NVSHMEM_", "TRITON_", "LC_", "OMP_", "MKL_",
                  "OPENBLAS_", "NVIDIA_", "HIP_", "ROCM_", "HSA_", "AKA_")
@@ -149,11 +150,13 @@ class WorkerPool:
             self.close()
             raise WorkerError(f"the evaluation worker did not start: {self._stderr_tail()}")
 
-    def submit(self, job: dict[str, Any]) -> dict[str, Any]:
-        """Send one job; a dead server is restarted and the job reported as a crash."""
+    def submit(self, job: "jobs.Job | dict[str, Any]") -> dict[str, Any]:
+        """Send one job (an `aka.spec.jobs` record, its document, or a plain {'kind': ...} dict
+        built through the record so every default comes from one place), on this pool's device; a
+        dead server is restarted and the job reported as a crash."""
         if self.proc is None or self.proc.poll() is not None:
             self.start()
-        job = {"device": self.device, **job}
+        job = _document(job, self.device)
         assert self.proc is not None and self.proc.stdin is not None
         self.proc.stdin.write(json.dumps(job) + "\n")
         self.proc.stdin.flush()
@@ -204,6 +207,15 @@ class WorkerPool:
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
+
+
+def _document(job: "jobs.Job | dict[str, Any]", device: str) -> dict[str, Any]:
+    if isinstance(job, jobs.Job):
+        job = job.to_dict()
+    if "format" not in job:
+        fields = {k: v for k, v in job.items() if k != "kind"}
+        job = jobs.KINDS[job["kind"]](**fields).to_dict()
+    return {**job, "device": device}
 
 
 def _kill_group(pid: int) -> None:

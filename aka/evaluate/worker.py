@@ -1,8 +1,8 @@
 """Jobs the evaluation worker runs, in a forked child of the fork server, as plain JSON-able dicts.
 
 Only torch, triton, numpy and pyyaml are needed here, so the worker runs on a bare GPU node.
-Job kinds: 'eval' (correctness, honesty, timing of one candidate), 'compare' (interleaved
-incumbent/candidate timing), 'calibrate' (achievable ceilings), 'ping'.
+Job kinds (typed in `aka.spec.jobs`): 'eval' and 'compare' (decided by `aka.evaluate.judge`, which
+runs candidate code only in confined processes of its own), 'baselines', 'calibrate', 'ping'.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import torch
 
 from aka.evaluate.loading import Inputs, Operator
 from aka.evaluate.timing import GpuTimer, bench_cpu
+from aka.spec import jobs
 from aka.spec.result import Timing
 
 
@@ -26,28 +27,26 @@ def exact_fp32() -> dict[str, bool]:
     return {"matmul": torch.backends.cuda.matmul.allow_tf32, "cudnn": torch.backends.cudnn.allow_tf32}
 
 
-def execute(job: dict[str, Any]) -> dict[str, Any]:
-    """Run one job; every candidate failure comes back as data."""
-    kind = job.get("kind")
+def execute(document: dict[str, Any]) -> dict[str, Any]:
+    """Run one job (a `aka.spec.jobs` document); every candidate failure comes back as data."""
+    job = jobs.job_from_dict(document)
     tf32 = exact_fp32()
-    if kind == "ping":
+    if isinstance(job, jobs.PingJob):
         return {"ok": True, "torch": torch.__version__, "env_keys": sorted(os.environ), "tf32": tf32,
                 "cwd": os.getcwd(), "net": sorted(name for _, name in socket.if_nameindex())}
-    if kind == "eval":
+    if isinstance(job, jobs.EvalJob):
         from aka.evaluate.judge import run_eval
 
         return run_eval(job)
-    if kind == "compare":
+    if isinstance(job, jobs.CompareJob):
         from aka.evaluate.judge import run_compare
 
         return run_compare(job)
-    if kind == "baselines":
+    if isinstance(job, jobs.BaselinesJob):
         return run_baselines(job)
-    if kind == "calibrate":
-        from aka.evaluate.calibration import calibrate
+    from aka.evaluate.calibration import calibrate
 
-        return {"ok": True, "calibration": calibrate()}
-    raise ValueError(f"unknown job kind {kind!r}")
+    return {"ok": True, "calibration": calibrate()}
 
 
 def device_info(device: str) -> dict[str, Any]:
@@ -76,23 +75,21 @@ def bencher(gpu: bool, reps: int) -> Callable[[list], Timing]:
     return GpuTimer(reps=reps).bench if gpu else bench_cpu
 
 
-def run_baselines(job: dict[str, Any]) -> dict[str, Any]:
+def run_baselines(job: jobs.BaselinesJob) -> dict[str, Any]:
     """Time the baselines (eager, torch.compile) of some shapes, each with a given method, the way
     the judge times them beside a candidate: the agent times them once per (shape, method). No
     candidate code runs in this job."""
     from aka.evaluate.judge import OperatorFailed, operator_of, time_baselines
 
-    device = job["device"]
-    gpu = device == "cuda"
-    names = [b for b in job.get("baselines", []) if gpu or b != "torch.compile"]
-    out: dict[str, Any] = {"ok": True, "baselines": {}, "device": device_info(device)}
+    gpu = job.device == "cuda"
+    names = [b for b in job.baselines if gpu or b != "torch.compile"]
+    out: dict[str, Any] = {"ok": True, "baselines": {}, "device": device_info(job.device)}
     try:
         op = operator_of(job)
-        for i, shape in enumerate(job["shapes"]):
-            seed = int(job.get("seed", 0)) + 1000 * i
-            out["baselines"][shape["id"]] = time_baselines(
-                op, shape["params"], seed, int(shape.get("bytes_io", 0)), names, gpu,
-                int(job.get("reps", 100)), shape.get("method") if gpu else None)
+        for i, shape in enumerate(job.shapes):
+            seed = int(job.seed) + 1000 * i
+            out["baselines"][shape.id] = time_baselines(op, shape.params, seed, 0, names, gpu, int(job.reps),
+                                                        shape.method if gpu else None)
     except OperatorFailed as exc:
         return {"ok": False, "operator_fault": exc.info}
     return out

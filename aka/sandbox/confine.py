@@ -47,14 +47,19 @@ def drop_privileges(writable: Sequence[str]) -> str:
 
 
 def confine(workdir: str, limits: Limits, *, expose: Sequence[str] = (), mask: Sequence[str] = (),
-            new_proc: bool = False, privileges: str = "drop") -> dict[str, str]:
+            new_proc: bool = False, privileges: str = "drop", new_mount_ns: bool = True) -> dict[str, str]:
     """In a process already inside fresh mount (and PID) namespaces: the filesystem, the limits,
-    the working folder and the privileges. Returns what was done, by layer."""
-    done = {"mount": "read-only but the job folder"}
-    warnings = fs.lock_down([workdir], expose=[*fs.python_paths(), *expose], mask=mask, new_proc=new_proc,
-                            for_other_user=privileges == "drop" and switches_user())
-    if warnings:
-        done["mount"] += f" ({'; '.join(warnings)})"
+    the working folder and the privileges. Returns what was done, by layer. `new_mount_ns` False
+    (no mount namespace could be made): the filesystem is left alone, since every mount change
+    would be the host's own."""
+    if new_mount_ns:
+        done = {"mount": "read-only but the job folder"}
+        warnings = fs.lock_down([workdir], expose=[*fs.python_paths(), *expose], mask=mask, new_proc=new_proc,
+                                for_other_user=privileges == "drop" and switches_user())
+        if warnings:
+            done["mount"] += f" ({'; '.join(warnings)})"
+    else:
+        done = {"mount": "missing: no mount namespace, the filesystem is not locked down"}
     limits.apply()
     os.chdir(workdir)
     if privileges == "drop":
@@ -100,12 +105,13 @@ def spawn(workdir: str, limits: Limits, *, expose: Sequence[str] = (), mask: Seq
         os.setpgid(0, 0)
         linux.die_with_parent()
         close_fds(keep_fds)
-        pid_ns = _unshare(strict)
+        pid_ns, mount_ns = _unshare(strict)
         init = os.fork()
         if init:
             _mirror(init, init_status=pid_ns)
         linux.die_with_parent()
-        confine_args = dict(expose=expose, mask=mask, new_proc=pid_ns, privileges=privileges)
+        confine_args = dict(expose=expose, mask=mask, new_proc=pid_ns, privileges=privileges,
+                            new_mount_ns=mount_ns)
         if pid_ns:
             child = os.fork()
             if child:
@@ -121,19 +127,20 @@ def spawn(workdir: str, limits: Limits, *, expose: Sequence[str] = (), mask: Seq
         os._exit(125)
 
 
-def _unshare(strict: bool) -> bool:
-    """New network, PID and mount namespaces (True), or at most a mount namespace (False)."""
+def _unshare(strict: bool) -> tuple[bool, bool]:
+    """New network, PID and mount namespaces, or at most a mount namespace: (new PID namespace,
+    new mount namespace)."""
     try:
         linux.unshare(linux.CLONE_NEWNS | linux.CLONE_NEWPID | linux.CLONE_NEWNET)
-        return True
+        return True, True
     except OSError:
         if strict:
             raise
     try:
         linux.unshare(linux.CLONE_NEWNS)
+        return False, True
     except OSError:
-        pass
-    return False
+        return False, False
 
 
 def _mirror(child: int, reap_all: bool = False, init_status: bool = False) -> None:

@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         linux.die_with_parent()
         done = confine.confine(args.workdir, limits, expose=args.expose, mask=args.mask,
-                               privileges=args.privileges)
+                               privileges=args.privileges, new_mount_ns=args.strict or args.probe)
     except OSError as exc:
         if args.strict or args.probe:
             print(json.dumps({"error": f"{exc}"}) if args.probe else f"aka sandbox: {exc}",

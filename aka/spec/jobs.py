@@ -62,6 +62,8 @@ class OperatorJob(Job):
     reps: int = 100
     device_memory_bytes: int | None = None
     """Pretend the device has this much memory (tests of the footprint check); None: ask it."""
+    sandbox: dict[str, Any] = field(default_factory=dict)
+    """What the parent probed of the sandbox here: {'strict': bool, 'layers': {layer: bool}}."""
 
 
 @dataclass(frozen=True)
