@@ -16,7 +16,7 @@ from aka.agent.state import AgentState
 from aka.evaluate.harness import weighted_sol
 from aka.spec.candidate import Candidate
 from aka.spec.memory import MemoryRecord, Proposal, ProposalContext, Snippet, Trial
-from aka.spec.result import Decision, EvalResult
+from aka.spec.result import Decision, EvalResult, EvalStatus, Rejection
 
 
 def setup(state: AgentState, deps: Deps) -> dict[str, Any]:
@@ -114,9 +114,13 @@ def propose(state: AgentState, deps: Deps) -> dict[str, Any]:
     cand = proposal.candidate
     deps.hooks.emit("propose", {"proposer": deps.proposer.name, "candidate": cand.short, "name": cand.name,
                                 "origin": cand.origin, "params": cand.params, "change": proposal.change,
-                                "hypothesis": proposal.hypothesis})
-    return {"pending": {"candidate": cand.to_dict(), "change": proposal.change,
-                        "hypothesis": proposal.hypothesis}, "events": ["propose"]}
+                                "hypothesis": proposal.hypothesis, **({"failure": proposal.failure}
+                                                                      if proposal.failure else {}),
+                                **proposal.meta})
+    pending = {"candidate": cand.to_dict(), "change": proposal.change, "hypothesis": proposal.hypothesis}
+    if proposal.failure:
+        pending["failure"] = proposal.failure
+    return {"pending": pending, "events": ["propose"]}
 
 
 def evaluate(state: AgentState, deps: Deps) -> dict[str, Any]:
@@ -127,7 +131,10 @@ def evaluate(state: AgentState, deps: Deps) -> dict[str, Any]:
     recovered = result is not None
     if result is None:
         path = deps.store.put_candidate(version, cand)
-        result = deps.evaluator.evaluate(deps.spec, cand, path)
+        if pending.get("failure"):
+            result = _unusable(deps, cand, path, pending["failure"])
+        else:
+            result = deps.evaluator.evaluate(deps.spec, cand, path)
         deps.store.put_eval(version, result)
     deps.hooks.emit("evaluate", {"version": version, "candidate": cand.short, "status": result.status.value,
                                  "recovered": recovered, "mode": result.mode,
@@ -138,8 +145,16 @@ def evaluate(state: AgentState, deps: Deps) -> dict[str, Any]:
                   origin=cand.origin, status=result.status.value, times_us=_times(result),
                   input_shapes={s.id: s.input_shapes for s in result.shapes if not s.held_out},
                   timing=result.mode)
+    repeat = any(t["version"] == version for t in state.get("trials", []))   # proposed again, not a crash
     return {"trials": [trial.to_dict()], "iteration": state.get("iteration", 0) + 1,
-            "last": {"version": version, "status": result.status.value}, "events": ["evaluate"]}
+            "last": {"version": version, "status": result.status.value, "repeat": repeat}, "events": ["evaluate"]}
+
+
+def _unusable(deps: Deps, cand: Candidate, path, reason: str) -> EvalResult:
+    """The verdict on a proposal that holds no usable kernel (never run): rejected, with the reason."""
+    return EvalResult(status=EvalStatus.ERROR, op=deps.spec.name, candidate=str(path), candidate_sha256=cand.hash,
+                      mode="cpu-interpreter" if deps.evaluator.interpreter else "gpu", dtype=deps.spec.dtype,
+                      rejections=[Rejection("no-model-new", reason, str(path))])
 
 
 def _times(result: EvalResult) -> dict[str, float]:
@@ -155,7 +170,10 @@ def accept(state: AgentState, deps: Deps) -> dict[str, Any]:
     version, incumbent = last["version"], state.get("incumbent")
     result = deps.store.get_eval(version)
     decision = deps.store.get_decision(version)
-    if decision is None:
+    if last.get("repeat"):
+        decision = Decision(False, "already the incumbent" if incumbent == version else
+                            f"identical to {version}, judged before: {_verdict(result, decision)}")
+    elif decision is None:
         if not result.accepted:
             decision = Decision(False, f"rejected by the harness: {result.rejections[0]}")
         elif incumbent is None:
@@ -178,6 +196,12 @@ def accept(state: AgentState, deps: Deps) -> dict[str, Any]:
     else:
         update["stall"] = state.get("stall", 0) + 1
     return update
+
+
+def _verdict(result: EvalResult, decision: Decision | None) -> str:
+    if not result.accepted:
+        return f"rejected by the harness: {result.rejections[0]}"
+    return decision.reason if decision else result.status.value
 
 
 SCREEN_MARGIN = 0.03
@@ -206,7 +230,7 @@ def reflect(state: AgentState, deps: Deps) -> dict[str, Any]:
     last = state["last"]
     version = last["version"]
     result = deps.store.get_eval(version)
-    decision = deps.store.get_decision(version)
+    decision = Decision(False, last["reason"]) if last.get("repeat") else deps.store.get_decision(version)
     n = len(state.get("memory", []))
     record = mem.record_for(n, version, state["pending"], result, decision if result.accepted else None)
     records = [MemoryRecord.from_dict(r) for r in state.get("memory", [])] + [record]
@@ -233,9 +257,26 @@ def decide(state: AgentState, deps: Deps) -> dict[str, Any]:
         reason = f"target speed-of-light {cfg.target_sol:g} reached ({sol:.3f})"
     if not reason and state.get("dropouts_without_progress", 0) >= cfg.max_dropouts:
         reason = f"{cfg.max_dropouts} dropouts in a row brought no improvement"
+    spend = _spend(deps)
+    if not reason and spend:
+        reason = _over_budget(cfg, spend)
     deps.hooks.emit("decide", {"iteration": state.get("iteration", 0), "stall": state.get("stall", 0),
-                               "incumbent_sol": sol, "stop": reason or None})
+                               "incumbent_sol": sol, "stop": reason or None, **({"llm": spend} if spend else {})})
     return {"stop_reason": reason, "elapsed_s": elapsed, "events": ["decide"]}
+
+
+def _spend(deps: Deps) -> dict[str, Any]:
+    """A metered proposer's spend so far (the LLM's tokens and cost); {} for the others."""
+    spend = getattr(deps.proposer, "spend", None)
+    return spend().to_dict() if callable(spend) else {}
+
+
+def _over_budget(cfg, spend: dict[str, Any]) -> str:
+    if cfg.max_cost_usd is not None and spend.get("cost_usd", 0.0) >= cfg.max_cost_usd:
+        return f"cost budget: ${spend['cost_usd']:.4f} spent of ${cfg.max_cost_usd:g}"
+    if cfg.max_tokens is not None and spend.get("tokens", 0) >= cfg.max_tokens:
+        return f"token budget: {spend['tokens']} tokens used of {cfg.max_tokens}"
+    return ""
 
 
 def _incumbent_sol(state: AgentState, deps: Deps) -> float | None:

@@ -39,6 +39,10 @@ class LoopConfig:
     """Only these visible shapes (held-out shapes always run); empty: all."""
     kb_k: int = 6
     """Knowledge snippets retrieved per query."""
+    max_cost_usd: float | None = None
+    """Stop once the proposer's model calls cost this much (litellm's local cost map)."""
+    max_tokens: int | None = None
+    """Stop once the proposer's model calls used this many tokens (prompt plus completion)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -7,6 +7,7 @@
     candidates/vNNN/      candidate.json (record), candidate.py (the file run), eval.json,
                           decision.json, profile.txt / profile.json
     memory/mNNN.json      memory records (masked ones marked, never deleted)
+    llm/NNNN.json         every model request and reply with tokens, cost and latency (LLM proposer)
     best/                 the winning kernel: candidate.py, candidate.json, eval.json
     report.md             written when the run stops
 
@@ -120,6 +121,11 @@ class SessionFolder:
     @property
     def checkpoint_path(self) -> Path:
         return self.root / "checkpoint.sqlite"
+
+    @property
+    def llm_dir(self) -> Path:
+        """Recorded model calls, `llm/NNNN.json` (aka.propose.calls)."""
+        return self.root / "llm"
 
     # --- the Store protocol -----------------------------------------------------------------
     def _dir(self, version: str) -> Path:

@@ -141,3 +141,8 @@ class Proposal:
     """What differs from the parent, in a line."""
     hypothesis: str
     """Why it should be faster (or what it tests)."""
+    failure: str = ""
+    """Set when the proposer could not produce a usable candidate (e.g. a model reply with no code):
+    the loop records the candidate as rejected with this reason, without running it."""
+    meta: dict[str, Any] = field(default_factory=dict)
+    """What the proposer wants journaled with the proposal (LLM call number, tokens, cost)."""
