@@ -7,7 +7,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).parents[1] / "aka"
 ORDER = ["spec", "hardware", "sandbox", "evaluate", "profile", "knowledge", "propose", "agent", "sessions",
-         "batch", "cli"]
+         "replay", "export", "batch", "cli"]
 MIDDLE = {"evaluate", "profile", "knowledge", "propose"}
 
 

@@ -29,6 +29,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     pip "${pins[@]}" triton
   fi
   pip "${pins[@]}" -e ".[test]"
+  "$root/tools/install_browser.sh" "$venv/bin/python" || echo "aka: no headless browser; the HTML test will skip" >&2
   echo "$want" > "$stamp"
 fi
 

@@ -83,6 +83,7 @@ def write_report(folder: SessionFolder, spec: OpSpec) -> dict[str, Any]:
         lines += [f"- dropout {d['number']}: masked {', '.join(d['masked']) or 'nothing'}" for d in s["dropouts"]]
     if s["journal_dropped"]:
         lines += ["", "Journal lines that could not be read: " + "; ".join(s["journal_dropped"])]
+    lines += _plots(folder, spec, s)
     write_text(folder.root / "report.md", "\n".join(lines) + "\n")
     return s
 
@@ -122,6 +123,18 @@ def _trajectory(folder: SessionFolder) -> list[str]:
             out.append(f"| {v} | {names.get(e.data['candidate'], '')} | {e.data['status']} | "
                        f"{decisions.get(v, '').replace('|', '/')} |")
     return out
+
+
+def _plots(folder: SessionFolder, spec: OpSpec, s: dict[str, Any]) -> list[str]:
+    """Write plots/*.png (aka.sessions.plots) and the lines of report.md that link them."""
+    from aka.sessions.plots import write_plots
+
+    weights = {x.id: x.weight for x in spec.shapes + spec.cpu_shapes}
+    best = folder.get_eval(s["best"]) if s["best"] else None
+    written, notes = write_plots(folder.root / "plots", read_events(folder.journal_path).events,
+                                 folder.get_eval, best, weights, f"{spec.name} ({s['id']})")
+    out = ["", "## Plots", ""] + [f"![{p.stem}](plots/{p.name})" for p in written]
+    return out + [f"- {n}" for n in notes]
 
 
 def report_path(folder: Path) -> Path:

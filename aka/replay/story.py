@@ -1,0 +1,195 @@
+"""The journal as a story: one normalized step per event, with the version it concerns, the
+incumbent at that moment and a one-line title. `--json`, `--print`, the HTML page and the TUI all
+read these steps."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from aka.replay.load import SessionView
+
+KINDS = ("config", "setup", "profile", "retrieve", "propose", "evaluate", "accept", "reflect", "decide",
+         "dropout", "stop", "resume", "error")
+STEP_FORMAT = "aka.replay/1"
+
+
+@dataclass
+class Step:
+    """One journal event, normalized."""
+
+    seq: int
+    time: str
+    kind: str
+    title: str
+    """One line saying what happened."""
+    iteration: int
+    """Candidates evaluated before this event."""
+    version: str | None = None
+    """The candidate folder this event is about (vNNN), if any."""
+    incumbent: str | None = None
+    """The incumbent when this event happened (after it, for a promotion)."""
+    promoted: bool = False
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def steps(view: SessionView) -> list[Step]:
+    """Every event of the journal as a Step, in order."""
+    versions_by_hash = _versions_by_hash(view)
+    out: list[Step] = []
+    iteration, incumbent = 0, None
+    for e in view.events:
+        d = e.data if isinstance(e.data, dict) else {}
+        version = d.get("version") if isinstance(d.get("version"), str) else None
+        if e.kind == "propose" and d.get("candidate"):
+            version = versions_by_hash.get(d["candidate"])
+        promoted = e.kind == "accept" and bool(d.get("promote"))
+        if promoted:
+            incumbent = version
+        if e.kind == "profile" and version is None:
+            version = incumbent
+        out.append(Step(e.seq, e.time, e.kind, _title(e.kind, d, version), iteration, version, incumbent,
+                        promoted, d))
+        if e.kind == "evaluate":
+            iteration += 1
+    return out
+
+
+def _versions_by_hash(view: SessionView) -> dict[str, str]:
+    found = {}
+    for e in view.events:
+        if e.kind == "evaluate" and e.data.get("candidate") and e.data.get("version"):
+            found[e.data["candidate"]] = e.data["version"]
+    for v in view.versions.values():
+        if v.candidate is not None:
+            found.setdefault(v.candidate.short, v.name)
+    return found
+
+
+def _title(kind: str, d: dict[str, Any], version: str | None) -> str:
+    fn = _TITLES.get(kind)
+    try:
+        return fn(d, version) if fn else f"{kind}: {_brief(d)}"
+    except (KeyError, TypeError, ValueError, AttributeError):  # an older or odd event: say what it holds
+        return f"{kind}: {_brief(d)}"
+
+
+def _brief(d: dict[str, Any], limit: int = 160) -> str:
+    text = json.dumps(d, default=str, sort_keys=True)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _config(d, _v):
+    c = d.get("config") or {}
+    return f"session {d.get('session', '?')}: {d.get('op', '?')}, budget {c.get('iterations', '?')} candidates"
+
+
+def _setup(d, _v):
+    dev = d.get("device") or {}
+    where = "CPU (Triton interpreter)" if d.get("interpreter") else (dev.get("name") or dev.get("kind") or "?")
+    return f"setup {d.get('op', '')} on {where}"
+
+
+def _profile(d, v):
+    if d.get("skipped"):
+        return f"profile {v or ''} skipped: {d['skipped']}".replace("  ", " ")
+    if not v:
+        return "profile: no incumbent yet"
+    first = (d.get("summary") or "").strip().splitlines()
+    return f"profiled {v} at {d.get('shape', '?')}" + (f": {first[0]}" if first else "")
+
+
+def _retrieve(d, _v):
+    if d.get("skipped"):
+        return f"retrieve skipped: {d['skipped']}"
+    hits = d.get("hits") or []
+    return f"retrieved {len(hits)} snippet(s): " + ", ".join(str(h.get("source", "?")).rsplit("/", 1)[-1]
+                                                           for h in hits[:4]) + (" …" if len(hits) > 4 else "")
+
+
+def _propose(d, v):
+    if d.get("exhausted"):
+        return f"the {d.get('proposer', 'proposer')} has nothing left to try"
+    params = ", ".join(f"{k}={val}" for k, val in (d.get("params") or {}).items())
+    return (f"proposed {v + ' ' if v else ''}{d.get('name', '?')} ({d.get('origin', '?')})"
+            + (f" [{params}]" if params else "") + (f": {d['change']}" if d.get("change") else ""))
+
+
+def _evaluate(d, v):
+    why = (d.get("rejections") or [""])[0]
+    return (f"{v} {d.get('status', '?')}" + (" (recovered from disk)" if d.get("recovered") else "")
+            + (f": {why}" if why else "") + (f" in {d['wall_s']:.1f} s" if d.get("wall_s") else ""))
+
+
+def _accept(d, v):
+    what = "promoted to incumbent" if d.get("promote") else "not promoted"
+    return f"{v} {what}: {d.get('reason', '')}"
+
+
+def _reflect(d, _v):
+    return f"memory {d.get('record', '?')} ({d.get('kind', '?')}, {d.get('verdict', '?')}): {d.get('lesson', '')}"
+
+
+def _decide(d, _v):
+    stop = d.get("stop")
+    sol = d.get("incumbent_sol")
+    return (f"after {d.get('iteration', '?')} candidates (stall {d.get('stall', 0)})"
+            + (f", incumbent SOL {sol:.3f}" if isinstance(sol, (int, float)) else "")
+            + (f": stop — {stop}" if stop else ": continue"))
+
+
+def _dropout(d, _v):
+    masked = d.get("masked") or []
+    return (f"dropout #{d.get('number', '?')}: masked {len(masked)} memory record(s)"
+            + (f" ({', '.join(masked)})" if masked else "")
+            + (f", moving away from {', '.join(d['avoid_families'])}" if d.get("avoid_families") else ""))
+
+
+def _stop(d, _v):
+    return f"stopped: {d.get('reason', '?')}; incumbent {d.get('incumbent') or 'none'}"
+
+
+def _resume(d, _v):
+    return "resumed" + (f" at {', '.join(d['next'])}" if d.get("next") else "") + (f": {d['note']}" if d.get("note") else "")
+
+
+def _error(d, _v):
+    return f"error {d.get('type', '')}: {d.get('message', '')}"
+
+
+_TITLES = {"config": _config, "setup": _setup, "profile": _profile, "retrieve": _retrieve, "propose": _propose,
+           "evaluate": _evaluate, "accept": _accept, "reflect": _reflect, "decide": _decide,
+           "dropout": _dropout, "stop": _stop, "resume": _resume, "error": _error}
+
+
+def incumbent_before(all_steps: list[Step], version: str) -> str | None:
+    """The incumbent when VERSION was evaluated (what its diff is against)."""
+    for s in all_steps:
+        if s.kind == "evaluate" and s.version == version:
+            return s.incumbent if s.incumbent != version else None
+    return None
+
+
+def diff(view: SessionView, version: str, against: str | None) -> str:
+    """Unified diff of VERSION's source against AGAINST's ('' when either is missing)."""
+    new = view.versions.get(version)
+    old = view.versions.get(against) if against else None
+    if new is None or new.source is None:
+        return ""
+    if old is None or old.source is None:
+        return ""
+    return "".join(difflib.unified_diff(old.source.splitlines(keepends=True), new.source.splitlines(keepends=True),
+                                        fromfile=f"{against}/candidate.py", tofile=f"{version}/candidate.py"))
+
+
+def document(view: SessionView) -> dict[str, Any]:
+    """The `--json` document: the session's identity, what is missing, and the normalized steps."""
+    return {"format": STEP_FORMAT, "session": view.id, "path": str(view.root), "op": view.op,
+            "session_format": view.format, "device": view.device, "best": view.best,
+            "versions": sorted(view.versions), "problems": list(view.problems),
+            "events": [s.to_dict() for s in steps(view)]}
