@@ -20,7 +20,7 @@ from .loop_kit import Killer
 
 ROOT = Path(__file__).parents[2]
 SPEC = load_op(ROOT / "tests" / "propose" / "fixtures" / "rmsnorm_llm")
-SHAPES = [s.id for s in SPEC.cpu_shapes]
+SHAPES = [s.id for s in SPEC.cpu_shapes + SPEC.shapes]
 TIMES = {"one-row-slow": ("accepted", 10.0), "single-pass-fast": ("accepted", 5.0),
          "two-blocks": ("accepted", 9.95), "one-row-per-program": ("accepted", 10.0)}
 
