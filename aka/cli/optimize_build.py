@@ -35,8 +35,25 @@ def run(req: OptimizeRequest) -> Outcome:
         load_baselines(evaluator, folder)
         retriever = _retriever(req, root, roots)
         profiler = None if evaluator.interpreter else _profiler()
-        return run_session(folder, spec, config, evaluator, Tuner(roots, source_root=root), retriever=retriever,
+        proposer = _llm(req, folder, resumed) or Tuner(roots, source_root=root)
+        return run_session(folder, spec, config, evaluator, proposer, retriever=retriever,
                            profiler=profiler, progress=req.progress, resumed=resumed)
+
+
+def _llm(req: OptimizeRequest, folder, resumed: bool):
+    """The LLM proposer when a model is given (or recorded by the resumed session), else None.
+    Its calls are recorded in the session's llm/ folder; keys stay in the environment."""
+    recorded = (folder.meta().get("llm") or {}) if resumed else {}
+    model = req.model or recorded.get("model")
+    if not model:
+        return None
+    from aka.propose.calls import CallLog
+    from aka.propose.chat import LiteLLMClient
+    from aka.propose.llm import LLMProposer
+
+    api_base = req.api_base or (recorded.get("api_base") if model == recorded.get("model") else None)
+    client = LiteLLMClient(model, api_base, timeout_s=req.llm_timeout_s)
+    return LLMProposer(client, CallLog(folder.llm_dir))
 
 
 def _check_shapes(spec, shapes) -> None:

@@ -38,9 +38,22 @@ def optimize_command(
     reps: int = typer.Option(100, "--reps", min=10, help="Timed repetitions per measurement."),
     eval_timeout: float = typer.Option(300.0, "--eval-timeout", min=10.0,
                                        help="Seconds one candidate's evaluation may take before it is a timeout."),
+    model: Optional[str] = typer.Option(None, "--model", envvar="AKA_MODEL",
+                                        help="A litellm model string: the LLM proposes candidates (default: "
+                                             "the embedded tuner). Keys come from the provider's usual "
+                                             "environment variables."),
+    api_base: Optional[str] = typer.Option(None, "--api-base", help="An OpenAI-compatible endpoint (vLLM, "
+                                                                     "SGLang, Ollama, llama.cpp)."),
+    max_cost: Optional[float] = typer.Option(None, "--max-cost", min=0.0,
+                                             help="Stop once the model calls cost this many USD."),
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1,
+                                             help="Stop once the model calls used this many tokens."),
+    llm_timeout: float = typer.Option(600.0, "--llm-timeout", min=1.0,
+                                      help="Seconds one model call may take before it is retried."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON document instead of tables."),
 ) -> None:
-    """Optimize OP: exit 0 when the session ends with a correct, honest kernel, 1 when it found none."""
+    """Optimize OP: exit 0 when the session ends with a correct, honest kernel, 1 when it found none,
+    3 when the model endpoint refuses the key or cannot be reached (the session is resumable)."""
     from aka.agent.state import LoopConfig
     from aka.cli.optimize_build import run
     from aka.sessions.run import OptimizeRequest
@@ -52,16 +65,20 @@ def optimize_command(
             raise typer.BadParameter(f"--device must be auto, cuda or cpu, not {device!r}")
         if kb not in ("auto", "chroma", "memory", "none"):
             raise typer.BadParameter(f"--kb must be auto, chroma, memory or none, not {kb!r}")
+        if api_base and not model and not resume:
+            raise typer.BadParameter("--api-base needs --model (the model the endpoint serves)")
         config = LoopConfig(iterations=iterations or LoopConfig.iterations, time_limit_min=time_limit, target_sol=target_sol, stall=stall,
-                            max_dropouts=max_dropouts, seed=seed, shapes=tuple(shape or ()))
+                            max_dropouts=max_dropouts, seed=seed, shapes=tuple(shape or ()),
+                            max_cost_usd=max_cost, max_tokens=max_tokens)
         req = OptimizeRequest(op=str(op) if op else "", config=config, sessions_dir=sessions_dir, resume=resume,
                               device=device, kb=kb, kb_dir=kb_dir, embedder=embedder, kernel_roots=tuple(kernels or ()), reps=reps,
-                              timeout_s=eval_timeout,
+                              timeout_s=eval_timeout, model=model, api_base=api_base, llm_timeout_s=llm_timeout,
                               progress=not json_out, iterations_given=iterations is not None)
         outcome = run(req)
     if json_out:
         print_json({**outcome.summary, "ok": outcome.ok, "session": str(outcome.session.resolve()),
-                    "best": outcome.best, "stop_reason": outcome.stop_reason, "iterations": outcome.iterations})
+                    "best": outcome.best, "stop_reason": outcome.stop_reason, "iterations": outcome.iterations,
+                    **({"llm": outcome.llm} if outcome.llm else {})})
     else:
         _render(outcome)
     raise typer.Exit(0 if outcome.ok else 1)
@@ -71,6 +88,9 @@ def _render(outcome) -> None:
     s = outcome.summary
     typer.echo(f"session {outcome.session}")
     typer.echo(f"stopped: {outcome.stop_reason}; {outcome.iterations} candidates evaluated")
+    if outcome.llm:
+        typer.echo(f"model calls: {outcome.llm['calls']} ({outcome.llm['tokens']} tokens, "
+                   f"${outcome.llm['cost_usd']:.4f}, {outcome.llm['reused']} reused from the session)")
     if outcome.best is None:
         typer.echo("no correct and honest kernel was found")
         return

@@ -44,6 +44,10 @@ class OptimizeRequest:
     progress: bool = True
     iterations_given: bool = True
     """False when --iterations was left out: a resumed session keeps its recorded budget."""
+    model: str | None = None
+    """A litellm model string: the LLM proposer; None: the tuner (a resumed session keeps its model)."""
+    api_base: str | None = None
+    llm_timeout_s: float = 600.0
 
 
 @dataclass
@@ -56,6 +60,8 @@ class Outcome:
     """Version of the winning kernel, None when no correct and honest kernel was found."""
     iterations: int
     summary: dict[str, Any] = field(default_factory=dict)
+    llm: dict[str, Any] = field(default_factory=dict)
+    """The model calls' spend (calls, tokens, cost_usd, latency_s, reused); empty without a model."""
 
     @property
     def ok(self) -> bool:
@@ -82,6 +88,11 @@ class Progress:
                 self.incumbent = data["version"]
             self._line(f"   {'promoted' if data['promote'] else 'kept incumbent'}: {data['reason']}"
                        f" (incumbent {self.incumbent})")
+        elif kind == "propose" and data.get("llm_call"):
+            how = "reused from the session" if data.get("reused") else (
+                f"{data.get('tokens', 0)} tokens, ${data.get('cost_usd', 0.0):.4f}, {data.get('latency_s', 0.0):.1f} s")
+            self._line(f"   model call {data['llm_call']} ({data.get('purpose')}): {how}"
+                       + (f"; {data['failure']}" if data.get("failure") else ""))
         elif kind == "dropout":
             self._line(f"   dropout #{data['number']}: masked {len(data['masked'])} memory records; "
                        f"moving away from {', '.join(data['avoid_families']) or '-'}")
@@ -152,11 +163,13 @@ def open_session(req: OptimizeRequest, spec: OpSpec) -> tuple[SessionFolder, Loo
         folder.lock()
         cfg = folder.meta().get("config", {})
         budget = req.config.iterations if req.iterations_given else cfg.get("iterations", req.config.iterations)
-        config = LoopConfig(**{**cfg, "shapes": tuple(cfg.get("shapes", ())), "iterations": budget})
+        given = {k: getattr(req.config, k) for k in ("max_cost_usd", "max_tokens") if getattr(req.config, k) is not None}
+        config = LoopConfig(**{**cfg, "shapes": tuple(cfg.get("shapes", ())), "iterations": budget, **given})
         return folder, config, True
     sid = new_id(spec.name)
     meta = {"op": {"name": spec.name, "path": spec.path}, "config": req.config.to_dict(),
             "request": {k: str(v) for k, v in asdict(req).items() if k != "config"},
+            "llm": {"model": req.model, "api_base": req.api_base} if req.model else None,
             "environment": environment()}
     folder = SessionFolder.create(req.sessions_dir, sid, meta)
     folder.lock()
@@ -189,7 +202,9 @@ def run_session(folder: SessionFolder, spec: OpSpec, config: LoopConfig, evaluat
             conn.close()
         best = folder.best_version()
         summary = reports.write_report(folder, spec)
-        return Outcome(folder.root.resolve(), final.get("stop_reason", ""), best, final.get("iteration", 0), summary)
+        spend = getattr(proposer, "spend", None)
+        return Outcome(folder.root.resolve(), final.get("stop_reason", ""), best, final.get("iteration", 0), summary,
+                       llm=spend().to_dict() if callable(spend) else {})
     finally:
         folder.unlock()
 
