@@ -7,13 +7,14 @@ older or unknown format never raise here: what could not be read is listed in `p
 from __future__ import annotations
 
 import json
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from aka.errors import InputError
 from aka.sessions.folder import FORMAT as SESSION_FORMAT
-from aka.sessions.journal import Event, read_events
+from aka.sessions.journal import Event, JournalRead, read_events
 from aka.spec.candidate import Candidate
 from aka.spec.memory import MemoryRecord
 from aka.spec.result import Decision, EvalResult
@@ -98,8 +99,12 @@ def load(root: str | Path) -> SessionView:
     meta = _meta(root, problems)
     if not meta and not (root / "events.jsonl").exists() and not (root / "candidates").is_dir():
         raise InputError(f"{root}: not a session folder (no session.json, events.jsonl or candidates/)")
-    journal = read_events(root / "events.jsonl")
+    journal = _read_journal(root / "events.jsonl")
     problems += journal.dropped
+    for e in journal.events:
+        if not isinstance(e.data, dict):                 # an odd line: keep it, shaped like the others
+            problems.append(f"events.jsonl: event {e.seq} ({e.kind}) carries no data object")
+            e.data = {"value": e.data}
     evaluated = set(_referenced_versions(journal.events))
     versions = {v.name: v for v in (_version(d, problems, d.name in evaluated) for d in _version_dirs(root))}
     for name in _referenced_versions(journal.events):
@@ -110,6 +115,30 @@ def load(root: str | Path) -> SessionView:
                        memory=_memory(root, problems), baselines=_json(root / "baselines.json", problems, {}) or {},
                        best=_best(root), llm=_llm(root, problems), problems=problems)
     return view
+
+
+def _read_journal(path: Path) -> JournalRead:
+    """The journal's readable events; a line that is JSON but no event object (which
+    `read_events` itself does not expect) is reported and skipped like any unreadable line."""
+    try:
+        return read_events(path)
+    except (AttributeError, TypeError):
+        pass
+    good, dropped = [], []
+    lines = path.read_text(encoding="utf-8", errors="replace").split("\n")
+    for n, line in enumerate(lines, 1):
+        try:
+            if not isinstance(json.loads(line), dict):
+                dropped.append(f"{path}:{n}: unreadable line (not a JSON object)")
+                line = ""                                 # blank: later line numbers stay true
+        except ValueError:
+            pass
+        good.append(line)
+    with tempfile.TemporaryDirectory(prefix="aka-replay-") as tmp:   # never rewrite the session's file
+        copy = Path(tmp) / "events.jsonl"
+        copy.write_text("\n".join(good), encoding="utf-8")
+        read = read_events(copy)
+    return JournalRead(read.events, dropped + [d.replace(str(copy), str(path)) for d in read.dropped])
 
 
 def _meta(root: Path, problems: list[str]) -> dict[str, Any]:

@@ -96,3 +96,23 @@ def test_html_refuses_to_write_into_the_session(session):
 def test_not_a_session_is_bad_input(tmp_path):
     res = run("replay", tmp_path / "nowhere", "--print")
     assert res.exit_code == 2 and "no session folder" in res.output
+
+
+def test_odd_events_and_records_are_shown_not_fatal(session, tmp_path):
+    lines = (session / "events.jsonl").read_text().splitlines()
+    odd = [json.loads(line) for line in lines[:3]]
+    odd[1]["data"] = ["not", "an", "object"]
+    odd[2]["kind"] = "something-new"
+    extra = [json.dumps(o) for o in odd] + ['{"format": "aka.journal/1", "seq": "x"}', "[]", "42"]
+    (session / "events.jsonl").write_text("\n".join(extra + lines[3:]) + "\n")
+    (session / "memory" / "m003.json").write_text('{"id": 3}')
+    (session / "candidates" / "v002" / "candidate.json").write_text('{"source": "x", "hash": "bad"}')
+    (session / "best" / "VERSION").write_text("v777\n")
+    for args in (["--print"], ["--json"], ["--html", tmp_path / "p.html"]):
+        res = run("replay", session, *args)
+        assert res.exit_code == 1, (args, res.output)
+    doc = json.loads(run("replay", session, "--json").stdout)
+    problems = "\n".join(doc["problems"])
+    assert "carries no data object" in problems and "memory/m003.json: unreadable" in problems
+    assert "candidates/v002/candidate.json: unreadable" in problems and "unreadable line" in problems
+    assert any(e["kind"] == "something-new" for e in doc["events"])
