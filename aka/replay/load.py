@@ -114,6 +114,8 @@ def load(root: str | Path) -> SessionView:
     view = SessionView(root=root, meta=meta, events=journal.events, versions=dict(sorted(versions.items())),
                        memory=_memory(root, problems), baselines=_json(root / "baselines.json", problems, {}) or {},
                        best=_best(root), llm=_llm(root, problems), problems=problems)
+    if view.best and view.best not in view.versions:
+        problems.append(f"best/VERSION: names {view.best}, which has no candidates/{view.best}/ folder")
     return view
 
 

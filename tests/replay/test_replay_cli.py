@@ -116,3 +116,4 @@ def test_odd_events_and_records_are_shown_not_fatal(session, tmp_path):
     assert "carries no data object" in problems and "memory/m003.json: unreadable" in problems
     assert "candidates/v002/candidate.json: unreadable" in problems and "unreadable line" in problems
     assert any(e["kind"] == "something-new" for e in doc["events"])
+    assert "best/VERSION: names v777, which has no candidates/v777/ folder" in problems
