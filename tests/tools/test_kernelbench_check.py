@@ -50,8 +50,11 @@ def test_a_row_takes_aka_sol_or_computes_a_bytes_only_one(kc):
     assert row["status"] == "accepted" and row["aka_us"] == 4000.0 and row["compile_us"] == 5000.0
     assert row["sol_bytes_only"] == pytest.approx(12e9 / 4.8e12 * 1e6 / 4000.0)
     assert row["peak_gpu_gb"] == 40.0
-    shape["roofline"] = {"sol": 0.7}
-    assert kc.summarize_eval(rec, {"input_bytes": 1, "output_bytes": 1})["sol_source"] == "aka"
+    shape["roofline"] = {"sol": 0.7, "basis": "bytes-only"}
+    rec["result"]["device"]["peak_memory_bytes"] = {"judge": 20e9, "candidate": 19e9}
+    again = kc.summarize_eval(rec, {"input_bytes": 1, "output_bytes": 1})
+    assert again["sol_source"] == "aka (bytes-only)" and again["sol_bytes_only"] == 0.7
+    assert again["aka_peak_gb"] == {"judge": 20.0, "candidate": 19.0}
     failed = kc.summarize_eval({"wall_s": 1.0, "result": {"ok": False, "status": "error", "message": "too small"}},
                                {"input_bytes": 1, "output_bytes": 1})
     assert failed["status"] == "error" and failed["rejection"] == "too small" and failed["aka_us"] is None
