@@ -232,7 +232,10 @@ class Operator:
             else:  # dtype and device go to a signature that takes them (a **kwargs one too)
                 kwargs = _accepted(fn, {**params, "dtype": self.dtype, "device": self.device})
                 typed = "dtype" in _named(fn)
-            with torch.device(self.device) if "device" in _named(fn) else contextlib.nullcontext():
+            # KernelBench problems allocate without a device: made on the run device directly
+            # (on the CPU, a published 6.4 GB input takes seconds per call to generate and move)
+            on_device = "device" in _named(fn) or (self.kernelbench and self.device.type != "cpu")
+            with torch.device(self.device) if on_device else contextlib.nullcontext():
                 raw = fn(**kwargs)
             if isinstance(raw, (dict, list)):
                 return raw, typed
