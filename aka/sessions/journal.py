@@ -83,6 +83,8 @@ def read_events(path: Path) -> JournalRead:
             continue
         try:
             d = json.loads(line)
+            if not isinstance(d, dict):
+                raise TypeError(f"a JSON {type(d).__name__}, not an event object")
             if d.get("format") != FORMAT:
                 raise ValueError(f"format {d.get('format')!r}")
             events.append(Event(int(d["seq"]), d["time"], d["kind"], d.get("data") or {}))
