@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from aka.cli import doctor_cmd, eval_cmd, export_cmd, kb_cmd, optimize_cmd, profile_cmd, replay_cmd
+from aka.cli import batch_cmd, doctor_cmd, eval_cmd, export_cmd, kb_cmd, optimize_cmd, profile_cmd, replay_cmd
 from aka.cli.common import JsonUsageGroup
 
 
@@ -16,7 +16,7 @@ def build_app() -> typer.Typer:
         help="aka: profile-driven GPU kernel optimization. Exit status: 0 positive, 1 negative, "
              "2 bad input, 3 environment missing.",
     )
-    for module in (optimize_cmd, eval_cmd, profile_cmd, doctor_cmd, kb_cmd, replay_cmd, export_cmd):
+    for module in (optimize_cmd, eval_cmd, profile_cmd, doctor_cmd, kb_cmd, replay_cmd, export_cmd, batch_cmd):
         module.register(app)
     return app
 
