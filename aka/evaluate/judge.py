@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import os
 import signal
+import stat
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -159,13 +160,18 @@ class Remote:
             self.kill()
 
     def log(self, limit: int = 4000) -> str:
+        """The tail of what the candidate's process printed (never through a link it planted:
+        the judge may read files the candidate's process cannot)."""
         try:
-            with open(os.path.join(self.workdir, "log.txt"), "rb") as f:
-                f.seek(0, os.SEEK_END)
-                f.seek(max(0, f.tell() - limit))
-                return f.read().decode(errors="replace")
+            fd = os.open(os.path.join(self.workdir, "log.txt"), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
             return ""
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return ""
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - limit))
+            return f.read(limit).decode(errors="replace")
 
 
 def _describe(status: int) -> str:

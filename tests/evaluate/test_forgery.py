@@ -102,3 +102,22 @@ if WROTE:
     assert result.accepted, [str(r) for r in result.rejections]
     for t in targets:
         assert not t.exists(), f"{t} was written by a candidate"
+
+
+def test_a_log_linked_to_a_file_the_candidate_cannot_read_is_not_read_for_it(evaluator, fixture_op, tmp_path):
+    """The judge reads the candidate's log as a file the candidate's process wrote; a link planted
+    in its place (to a file only the judge could open) is not followed."""
+    secret = tmp_path / "judge-only.txt"
+    secret.write_text("TOP-SECRET-" + uuid.uuid4().hex)
+    secret.chmod(0o600)
+    code = f"""
+try:
+    os.unlink('log.txt')
+except OSError:
+    pass
+os.symlink({str(secret)!r}, 'log.txt')
+"""
+    cand = at_import(tmp_path, code, "linker.py")
+    result = evaluator.evaluate(fixture_op, cand, UNREVIEWED)
+    assert "TOP-SECRET" not in result.log
+    assert all("TOP-SECRET" not in r.message for r in result.rejections)
