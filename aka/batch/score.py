@@ -119,8 +119,10 @@ def scoreboard(suite: Suite, mode: str, records: dict[str, dict[str, Any]],
         "no_real_kernel": [r["op"] for r in rows if not r["real_kernel"]],
     }
     if gpu:
-        board["weighted_sol"] = sum(r["weight"] * (r["sol"] or 0.0) for r in rows)
-        board["weighted_sol_launch_adjusted"] = sum(r["weight"] * (r["sol_launch_adjusted"] or 0.0) for r in rows)
+        board["weighted_sol"] = _weighted(rows, "sol")
+        board["weighted_sol_launch_adjusted"] = _weighted(rows, "sol_launch_adjusted")
+        if board["weighted_sol_launch_adjusted"] is None:
+            notes.append("no launch-adjusted SOL: the device's launch floor was not measured (aka doctor --calibrate)")
         board["weighted_baseline_sol"] = {b: v for b in BASELINES if (v := _covered(rows, b)) is not None}
         board["by_phase"] = _by_phase(rows)
         bases = sorted({r["basis"] for r in rows if r["basis"]})
@@ -144,6 +146,13 @@ def scoreboard(suite: Suite, mode: str, records: dict[str, dict[str, Any]],
     board["notes"] = notes
     board["rows"] = rows
     return board
+
+
+def _weighted(rows: list[dict[str, Any]], key: str) -> float | None:
+    """Σ weight × value, an operator without a real kernel counting 0; None when no kernel has the value."""
+    if not any(r["real_kernel"] and r[key] is not None for r in rows):
+        return 0.0 if not any(r["real_kernel"] for r in rows) else None
+    return sum(r["weight"] * (r[key] or 0.0) for r in rows)
 
 
 def _covered(rows: list[dict[str, Any]], baseline: str) -> float | None:

@@ -99,3 +99,12 @@ def test_report_and_compare(tmp_path):
     result = compare(a, b)
     assert result["suite"]["weighted_sol"]["delta"] == pytest.approx(-0.1)
     assert "| weighted_sol |" in compare_text(result)
+
+
+def test_launch_adjusted_sol_is_absent_not_zero_when_never_measured():
+    d = doc(shape("s1", 10.0, 30.0, 12.0, 5.0))
+    d["shapes"][0]["roofline"]["sol_launch_adjusted"] = None
+    b = scoreboard(SUITE, "eval", {"b": record()}, {"b": d})
+    assert b["weighted_sol"] == pytest.approx(0.25 * 0.5)
+    assert b["weighted_sol_launch_adjusted"] is None
+    assert any("launch floor was not measured" in n for n in b["notes"])
