@@ -75,8 +75,16 @@ def retrieve(state: AgentState, deps: Deps) -> dict[str, Any]:
         return {"knowledge": [], "events": ["retrieve"]}
     hits = deps.retriever.retrieve(deps.spec, deps.evaluator.device, state.get("profile_summary", ""),
                                    deps.config.kb_k)
+    nearest = []
+    own = any(h.layer == "reference" and deps.spec.name in h.ops for h in hits)
+    if not own and hasattr(deps.retriever, "nearest_kernels"):   # no kernel declares this operator
+        seen = {h.source for h in hits}
+        nearest = [h for h in deps.retriever.nearest_kernels(deps.spec, deps.evaluator.device, deps.config.kb_k)
+                   if h.source not in seen]
+        hits = hits + nearest
     deps.hooks.emit("retrieve", {"hits": [{"source": h.source, "score": round(h.score, 5), "layer": h.layer}
-                                          for h in hits]})
+                                          for h in hits],
+                                 "nearest_kernels": [h.source for h in nearest]})
     return {"knowledge": [h.to_dict() for h in hits], "events": ["retrieve"]}
 
 

@@ -9,6 +9,7 @@ from typing import Any, Sequence
 
 from aka.knowledge.base import KnowledgeBase
 from aka.knowledge.retrieve import build_query
+from aka.spec.knowledge import Scope
 from aka.spec.memory import Snippet
 from aka.spec.op import OpSpec
 
@@ -25,10 +26,38 @@ class KnowledgeRetriever:
         gpu = device.get("kind") == "cuda"
         text, scope = build_query(spec.name, profile_summary, vendor=device.get("vendor") if gpu else None,
                                   arch=device.get("arch") if gpu else None, dsl=spec.backend)
-        hits = self.kb.search(text, scope, k=k)
-        return [Snippet(source=h.chunk.source, title=h.chunk.title, text=h.chunk.text[:SNIPPET_CHARS],
-                        layer=h.chunk.layer, score=h.score, ops=tuple(h.chunk.ops), params=dict(h.chunk.params))
-                for h in hits]
+        return _snippets(self.kb.search(text, scope, k=k))
+
+    def nearest_kernels(self, spec: OpSpec, device: dict[str, Any], k: int) -> list[Snippet]:
+        """Reference kernels of the operators nearest this one, found by what its reference
+        computes (its name and forward's source), with the platform filters but no operator
+        filter: for an operator no kernel declares."""
+        gpu = device.get("kind") == "cuda"
+        text = f"{spec.name} kernel. {_forward_text(Path(spec.reference))}"[:1200]
+        scope = Scope(layers=("reference",), vendor=device.get("vendor") if gpu else None,
+                      arch=device.get("arch") if gpu else None, dsl=spec.backend)
+        return _snippets(self.kb.search(text, scope, k=k))
+
+
+def _snippets(hits: list) -> list[Snippet]:
+    return [Snippet(source=h.chunk.source, title=h.chunk.title, text=h.chunk.text[:SNIPPET_CHARS],
+                    layer=h.chunk.layer, score=h.score, ops=tuple(h.chunk.ops), params=dict(h.chunk.params))
+            for h in hits]
+
+
+def _forward_text(reference: Path) -> str:
+    """The source of the reference's Model.forward (what the operator computes), or ''."""
+    import ast
+
+    try:
+        source = reference.read_text()
+        tree = ast.parse(source)
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return ""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == "forward":
+            return " ".join((ast.get_source_segment(source, node) or "").split())
+    return ""
 
 
 def ensure_index(kb: KnowledgeBase, roots: Sequence[Path], progress: bool = True) -> dict[str, Any]:

@@ -13,6 +13,7 @@ replayed session proposes exactly what the original did.
 
 from __future__ import annotations
 
+import ast
 import itertools
 import random
 from dataclasses import dataclass
@@ -38,6 +39,8 @@ class Family:
     """Path relative to the kernel root (e.g. 'rmsnorm/blocked_columns.py')."""
     meta: KernelMeta
     source: str
+    borrowed: bool = False
+    """A kernel of another operator, tried because its interface fits this one's reference."""
 
     def candidate(self, params: dict[str, Any], parent: str | None, why: str) -> Candidate:
         full = {**self.meta.defaults(), **params}
@@ -100,10 +103,15 @@ class Tuner:
 
     # --- the catalog --------------------------------------------------------------------------
     def families(self, ctx: ProposalContext) -> list[Family]:
-        """Eligible kernel families, retrieval's best first, then by path."""
+        """Eligible kernel families, retrieval's best first, then by path. For an operator no
+        kernel declares (a KernelBench or Atrex problem), retrieved kernels of the nearest
+        operators whose interface fits the reference's are borrowed: the harness decides whether
+        they compute this operator."""
         if self._catalog is None:
             self._catalog = self._scan(ctx)
         self._adopt_retrieved(ctx)
+        if not any(not f.borrowed for f in self._catalog):
+            self._borrow(ctx)
         rank = {s.source: i for i, s in enumerate(ctx.knowledge)}
         return sorted(self._catalog, key=lambda f: (min((v for k, v in rank.items() if k.endswith(f.key)),
                                                         default=len(rank)), f.key))
@@ -150,6 +158,30 @@ class Tuner:
                 self._catalog.append(Family(snip.source, meta, path.read_text()))
                 known.add(snip.source)
 
+    def _borrow(self, ctx: ProposalContext) -> None:
+        known = {f.key for f in self._catalog or []}
+        fit = interface(Path(ctx.op.get("reference", "")))
+        for snip in ctx.knowledge:
+            if snip.layer != "reference" or self.source_root is None or snip.source in known:
+                continue
+            path = self.source_root / snip.source
+            if not path.is_file() or len([f for f in self._catalog if f.borrowed]) >= BORROW_MAX:
+                continue
+            try:
+                meta = read_kernel_meta(path)
+            except SpecError as exc:
+                self.skipped.append(str(exc))
+                continue
+            why = eligible(meta, {**ctx.op, "name": meta.op}, ctx.device)
+            source = path.read_text()
+            if not why and (fit is None or interface(path, "ModelNew") != fit):
+                why = f"its ModelNew's interface {interface(path, 'ModelNew')} does not fit the reference's {fit}"
+            if why:
+                self.skipped.append(f"{snip.source} (borrowed from {meta.op}): {why}")
+                continue
+            self._catalog.append(Family(snip.source, meta, source, borrowed=True))
+            known.add(snip.source)
+
     # --- proposing ----------------------------------------------------------------------------
     def propose(self, ctx: ProposalContext) -> Proposal | None:
         families = self.families(ctx)
@@ -167,8 +199,10 @@ class Tuner:
                 continue
             cand = fam.candidate({}, parent, f"screen {fam.key} at its default parameters")
             if cand.hash not in tried:
+                borrowed = (f"a {fam.meta.op} kernel whose interface fits this operator's reference; the "
+                            "harness decides whether it computes it; " if fam.borrowed else "")
                 return Proposal(cand, change=f"family {fam.key} at defaults {fam.meta.defaults()}",
-                                hypothesis=f"strategy '{fam.meta.strategy}' "
+                                hypothesis=f"{borrowed}strategy '{fam.meta.strategy}' "
                                            f"({', '.join(fam.meta.techniques)}) may suit these shapes")
         return None
 
@@ -245,6 +279,29 @@ class Tuner:
                 return dict(trial.params)
             study.tell(trial, state=optuna.trial.TrialState.PRUNED)
         return random.Random(seed).choice(untried)
+
+
+BORROW_MAX = 6
+"""At most this many kernels of other operators are borrowed for one operator."""
+
+
+def interface(path: Path, cls: str = "Model") -> tuple[int, int, bool] | None:
+    """(positional parameters of `cls.__init__`, of `cls.forward`, forward takes **kwargs) read
+    from a file's source without running it; None when the class is not there."""
+    try:
+        tree = ast.parse(path.read_text())
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == cls:
+            arity = {"__init__": 0, "forward": 0}
+            kwargs = False
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef) and item.name in arity:
+                    arity[item.name] = len(item.args.posonlyargs) + len(item.args.args) - 1
+                    kwargs = kwargs or (item.name == "forward" and item.args.kwarg is not None)
+            return arity["__init__"], arity["forward"], kwargs
+    return None
 
 
 def _defaults(families: list[Family], key: str) -> dict[str, Any]:
