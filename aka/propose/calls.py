@@ -43,6 +43,8 @@ class CallRecord:
     """Wall time of the successful attempt."""
     attempts: int = 1
     """Attempts it took (transient errors retried with backoff)."""
+    retries: list[str] = field(default_factory=list)
+    """One line per failed attempt: the error and the wait before the next (Retry-After or backoff)."""
     api_base: str | None = None
     purpose: str = "propose"
     """'propose' or 'repair'."""

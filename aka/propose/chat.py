@@ -1,6 +1,8 @@
 """Talking to a model: one `complete(messages)` through litellm, with retries and clear failures.
 
-Transient failures (a timeout, 429, 5xx) are retried with backoff. A refused key (401/403), an
+Transient failures (a timeout, 429, 5xx) are retried with exponential backoff; a 429 or 503 that
+says when to come back (Retry-After, in seconds or as an HTTP date, or retry-after-ms) is waited for
+instead, up to the same cap. A refused key (401/403), an
 unknown model (404), a rejected request or an endpoint that cannot be reached raise
 `EnvironmentMissing` (exit 3): the session stays resumable. litellm is imported on first use, with
 its remote cost-map fetch and telemetry off; nothing is downloaded.
@@ -28,6 +30,8 @@ class ChatReply:
     cost_usd: float = 0.0
     latency_s: float = 0.0
     attempts: int = 1
+    retries: tuple[str, ...] = ()
+    """One line per failed attempt before this reply (what failed, how long it waited)."""
     finish_reason: str = ""
 
 
@@ -91,6 +95,7 @@ class LiteLLMClient:
         if self.max_output_tokens:
             kwargs["max_tokens"] = self.max_output_tokens
         attempt = 0
+        failed: list[str] = []
         while True:
             attempt += 1
             start = time.monotonic()
@@ -99,15 +104,26 @@ class LiteLLMClient:
             except Exception as exc:                          # noqa: BLE001 - classified below
                 kind = classify(exc, litellm)
                 status = getattr(exc, "status_code", None)
-                self.errors.append(f"attempt {attempt}: {kind}" + (f" ({status})" if status else "")
-                                   + f": {_short(exc)}")
+                line = f"attempt {attempt}: {kind}" + (f" ({status})" if status else "") + f": {_short(exc)}"
                 if kind == "fatal" or attempt > self.retries or (kind == "unreachable" and attempt > 1):
+                    self.errors.append(line)
                     raise EnvironmentMissing(self._explain(kind, exc, attempt)) from None
-                self.sleep(min(self.max_backoff_s, self.backoff_s * 2 ** (attempt - 1)))
+                wait = self.wait_s(exc, attempt)
+                told = " (Retry-After)" if retry_after_s(exc) is not None else ""
+                failed.append(f"{line}; retried after {wait:g} s{told}")
+                self.errors.append(failed[-1])
+                self.sleep(wait)
                 continue
-            return self._reply(litellm, response, time.monotonic() - start, attempt)
+            return self._reply(litellm, response, time.monotonic() - start, attempt, failed)
 
-    def _reply(self, litellm, response, latency: float, attempts: int) -> ChatReply:
+    def wait_s(self, exc: Exception, attempt: int) -> float:
+        """Seconds before the next attempt: the server's Retry-After when it gave one, else
+        exponential backoff; capped at `max_backoff_s` either way."""
+        told = retry_after_s(exc)
+        wait = told if told is not None else self.backoff_s * 2 ** (attempt - 1)
+        return min(self.max_backoff_s, wait)
+
+    def _reply(self, litellm, response, latency: float, attempts: int, failed: list[str]) -> ChatReply:
         choice = response.choices[0] if response.choices else None
         text = (choice.message.content or "") if choice is not None else ""
         usage = getattr(response, "usage", None)
@@ -117,7 +133,7 @@ class LiteLLMClient:
             cost = 0.0
         return ChatReply(text=text, prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
                          completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0), cost_usd=cost,
-                         latency_s=latency, attempts=attempts,
+                         latency_s=latency, attempts=attempts, retries=tuple(failed),
                          finish_reason=str(getattr(choice, "finish_reason", "") or ""))
 
     def _explain(self, kind: str, exc: Exception, attempts: int) -> str:
@@ -155,6 +171,42 @@ def classify(exc: Exception, litellm) -> str:
     if isinstance(exc, getattr(litellm, "APIError", ())):
         return "transient"
     raise exc
+
+
+def retry_after_s(exc: BaseException, now: float | None = None) -> float | None:
+    """The wait a 429/503 response asked for (Retry-After: seconds or an HTTP date; retry-after-ms),
+    read from the exception's response headers or its cause's; None when there is none."""
+    seen = 0
+    while exc is not None and seen < 8:
+        for headers in (getattr(getattr(exc, "response", None), "headers", None),
+                        getattr(exc, "litellm_response_headers", None), getattr(exc, "headers", None)):
+            wait = _parse_retry_after(headers, now)
+            if wait is not None:
+                return wait
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return None
+
+
+def _parse_retry_after(headers, now: float | None) -> float | None:
+    try:
+        found = {str(k).lower(): str(v) for k, v in headers.items()} if headers else {}
+    except (AttributeError, TypeError):
+        return None
+    try:
+        if "retry-after-ms" in found:
+            return max(0.0, float(found["retry-after-ms"]) / 1000)
+        if "retry-after" not in found:
+            return None
+        return max(0.0, float(found["retry-after"]))
+    except ValueError:
+        pass
+    try:
+        from email.utils import parsedate_to_datetime
+
+        when = parsedate_to_datetime(found.get("retry-after", "")).timestamp()
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    return max(0.0, when - (time.time() if now is None else now))
 
 
 def _refused(exc: BaseException) -> bool:

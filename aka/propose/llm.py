@@ -74,7 +74,8 @@ class LLMProposer:
         record = CallRecord(n=self.log.next_n(), key=key, model=self.client.model, messages=messages,
                             reply=reply.text, prompt_tokens=reply.prompt_tokens,
                             completion_tokens=reply.completion_tokens, cost_usd=reply.cost_usd,
-                            latency_s=reply.latency_s, attempts=reply.attempts, api_base=self.client.api_base,
+                            latency_s=reply.latency_s, attempts=reply.attempts, retries=list(reply.retries),
+                            api_base=self.client.api_base,
                             purpose=purpose, epoch=ctx.dropouts, extraction=got.how,
                             finish_reason=reply.finish_reason)
         record.candidate = self._candidate(reply.text, ctx, purpose)[0].hash

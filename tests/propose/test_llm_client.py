@@ -3,7 +3,7 @@
 import pytest
 
 from aka.errors import EnvironmentMissing
-from aka.propose.chat import LiteLLMClient, resolve_model
+from aka.propose.chat import LiteLLMClient, resolve_model, retry_after_s
 
 from .llm_server import ScriptedServer, error, reply, slow
 
@@ -35,6 +35,35 @@ def test_429_and_5xx_are_retried_with_backoff():
         out = c.complete([{"role": "user", "content": "hi"}])
     assert out.text == "fine" and out.attempts == 3 and len(srv.requests) == 3
     assert sleeps == [0.01, 0.02] and "429" in c.errors[0]
+
+
+def test_retry_after_on_429_and_503_is_honoured_up_to_the_cap():
+    script = [error(429, "slow down", headers={"Retry-After": "3"}),
+              error(503, "overloaded", headers={"Retry-After": "7200"}), reply("fine")]
+    with ScriptedServer(script) as srv:
+        c, sleeps = client(srv.url, max_backoff_s=30.0)
+        out = c.complete([{"role": "user", "content": "hi"}])
+    assert out.text == "fine" and sleeps == [3.0, 30.0]          # the server's wait, then the cap
+    assert "(429)" in out.retries[0] and "retried after 3 s (Retry-After)" in out.retries[0]
+    assert "(503)" in out.retries[1] and "retried after 30 s (Retry-After)" in out.retries[1]
+
+
+def test_retry_after_as_an_http_date_or_in_milliseconds():
+    class Response:
+        def __init__(self, headers):
+            self.headers = headers
+
+    class Failure(Exception):
+        def __init__(self, headers):
+            super().__init__("429")
+            self.response = Response(headers)
+
+    assert retry_after_s(Failure({"Retry-After": "Thu, 01 Jan 2026 00:00:12 GMT"}), now=1767225600.0) == 12.0
+    assert retry_after_s(Failure({"retry-after-ms": "1500"})) == 1.5
+    assert retry_after_s(Failure({"Retry-After": "soon"})) is None and retry_after_s(Failure({})) is None
+    wrapped = RuntimeError("litellm wrapper")
+    wrapped.__cause__ = Failure({"Retry-After": "2"})
+    assert retry_after_s(wrapped) == 2.0
 
 
 def test_a_slow_reply_past_the_timeout_is_retried():
