@@ -1,7 +1,13 @@
 """KernelBench level-1 problems at their published sizes on one GPU: `aka eval` against ncu.
 
-  PYTHONPATH=. python3 tools/kernelbench_check.py OUT_DIR [--only 19_ReLU,23_Softmax] [--budget-s 470]
-  PYTHONPATH=. python3 tools/kernelbench_check.py OUT_DIR --dry-run     # no GPU: the files load
+  PYTHONPATH=. python3 tools/kernelbench_check.py OUT_DIR [--only 19_ReLU,23_Softmax|all] [--budget-s 470]
+  PYTHONPATH=. python3 tools/kernelbench_check.py OUT_DIR --dry-run     # no GPU: every problem loads
+  PYTHONPATH=. python3 tools/kernelbench_check.py --batch-table RUN     # a batch run's table (markdown)
+  PYTHONPATH=. python3 tools/kernelbench_check.py --small-suite DIR     # the suite at CPU sizes
+
+The check runs 19_ReLU, 23_Softmax and 36_RMSNorm_ unless --only says otherwise (`--only all`: every
+problem of the suite). The candidate of PROBLEM is suites/kernelbench-large/candidates/PROBLEM.py,
+the name `aka batch --candidates` looks for.
 
 For each problem of suites/kernelbench-large: `python3 -m aka eval PROBLEM CANDIDATE --json` as a
 subprocess (its wall time; the GPU's used memory, every process's, sampled through NVML every
@@ -31,14 +37,20 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = ROOT / "suites" / "kernelbench-large"
-PROBLEMS = {"19_ReLU": "relu", "23_Softmax": "softmax", "36_RMSNorm_": "rmsnorm"}
+CHECKED = ("19_ReLU", "23_Softmax", "36_RMSNorm_")
+"""What the check runs by default (the three problems of issue 10)."""
 PY = sys.executable
 NCU_ITERS = 3
 GB = 1e9
 
 
+def problems() -> list[str]:
+    """Every problem file of the suite, by name (sorted, as `aka batch` runs them)."""
+    return sorted(p.stem for p in SUITE.glob("*.py"))
+
+
 def paths(problem: str) -> tuple[Path, Path]:
-    return SUITE / f"{problem}.py", SUITE / "candidates" / f"{PROBLEMS[problem]}.py"
+    return SUITE / f"{problem}.py", SUITE / "candidates" / f"{problem}.py"
 
 
 def load_module(path: Path, tag: str):
@@ -396,6 +408,117 @@ def check(out: Path, problems: list[str], budget_s: float, eval_timeout_s: float
     print(table(rows), flush=True)
 
 
+# -- the batch run over the suite (tools/h200_kernelbench_batch.sh) ---------------------------------
+
+SMALL = {
+    "19_ReLU": {"batch_size": 4, "dim": 1000},
+    "23_Softmax": {"batch_size": 4, "dim": 3000},
+    "24_LogSoftmax": {"batch_size": 4, "dim": 3000},
+    "26_GELU_": {"batch_size": 4, "dim": 1000},
+    "36_RMSNorm_": {"batch_size": 2, "dim1": 8, "dim2": 8},
+    "39_L2Norm_": {"batch_size": 4, "dim": 5000},
+    "40_LayerNorm": {"batch_size": 2, "features": 4, "dim1": 16, "dim2": 20},
+    "47_Sum_reduction_over_a_dimension": {"batch_size": 2, "dim1": 40, "dim2": 130},
+    "49_Max_reduction_over_a_dimension": {"batch_size": 2, "dim1": 40, "dim2": 130},
+    "51_Argmax_over_a_dimension": {"batch_size": 2, "dim1": 40, "dim2": 130},
+}
+"""Size constants small enough for the CPU interpreter (a smoke run of the batch's logic, not a
+benchmark)."""
+
+
+def set_constants(source: str, values: dict[str, int], where: str) -> str:
+    """`source` with each module-level `NAME = <int>` line set to the given value."""
+    import re
+
+    for name, value in values.items():
+        source, n = re.subn(rf"^{name} = \d+$", f"{name} = {value}", source, flags=re.M)
+        if n != 1:
+            raise ValueError(f"{where}: no single `{name} = <int>` line to set")
+    return source
+
+
+def small_suite(out: Path, only: list[str]) -> Path:
+    """The suite at CPU sizes in OUT/kernelbench-small (problems and candidates/, readable by the
+    evaluation's confined process); returns the suite folder."""
+    missing = sorted(set(problems()) - set(SMALL))
+    if missing:
+        raise ValueError(f"tools/kernelbench_check.py SMALL: no CPU sizes for {missing}")
+    suite = out / "kernelbench-small"
+    (suite / "candidates").mkdir(parents=True, exist_ok=True)
+    for d in (out, suite, suite / "candidates"):
+        d.chmod(0o755)
+    for prob in only:
+        prob_path, cand_path = paths(prob)
+        dst = suite / f"{prob}.py"
+        dst.write_text(set_constants(prob_path.read_text(), SMALL[prob], str(prob_path)))
+        shutil.copyfile(cand_path, suite / "candidates" / cand_path.name)
+        for f in (dst, suite / "candidates" / cand_path.name):
+            f.chmod(0o644)
+    return suite
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def batch_rows(run: Path) -> list[dict[str, Any]]:
+    """Per operator of a batch run: verdict, times, speedups, bytes-only SOL, bytes and wall time."""
+    board = _read(run / "scoreboard.json")
+    rows = []
+    for r in board.get("rows", []):
+        rec = _read(run / "ops" / r["op"] / "result.json")
+        doc = _read(run / "ops" / r["op"] / "eval.json")
+        shape = next((s for s in doc.get("shapes", []) if not s.get("held_out")), {})
+        base = shape.get("baselines") or {}
+        verdict = r.get("status") or r.get("state")
+        if rec.get("rejections"):
+            verdict += f" ({', '.join(rec['rejections'])})"
+        if r.get("error"):
+            verdict = f"{r['state']}: {str(r['error'])[:100]}"
+        rows.append({
+            "op": r["op"], "verdict": verdict, "real_kernel": r.get("real_kernel"),
+            "us": (shape.get("time") or {}).get("median_us"), "method": (shape.get("time") or {}).get("method"),
+            "eager_us": (base.get("eager") or {}).get("median_us"),
+            "compile_us": (base.get("torch.compile") or {}).get("median_us"),
+            "x_eager": (shape.get("speedup") or {}).get("eager"),
+            "x_compile": (shape.get("speedup") or {}).get("torch.compile"),
+            "sol": (shape.get("roofline") or {}).get("sol"), "basis": (shape.get("roofline") or {}).get("basis"),
+            "gb": ((shape.get("roofline") or {}).get("bytes") or 0) / GB or None,
+            "max_rel_err": shape.get("max_rel_err"), "wall_s": rec.get("wall_s"),
+        })
+    return rows
+
+
+def batch_table(run: Path) -> str:
+    """The markdown table of a batch run (per problem, then the suite's scores)."""
+    board = _read(run / "scoreboard.json")
+    if not board:
+        return f"{run}: no scoreboard.json (no operator finished)"
+    lines = ["| problem | verdict | µs | eager µs | compile µs | × eager | × compile | SOL bytes-only | GB | "
+             "max rel err | wall s |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in batch_rows(run):
+        lines.append(f"| {r['op']} | {r['verdict']} | {fmt(r['us'])} | {fmt(r['eager_us'])} | {fmt(r['compile_us'])} | "
+                     f"{fmt(r['x_eager'], '.2f')} | {fmt(r['x_compile'], '.2f')} | {fmt(r['sol'], '.3f')} | "
+                     f"{fmt(r['gb'], '.2f')} | {fmt(r['max_rel_err'], '.1e')} | {fmt(r['wall_s'])} |")
+    geo = board.get("geomean_speedup") or {}
+    fast = board.get("fast_p") or {}
+    lines += ["", f"- operators: {board.get('operators')} ({board.get('done')} done, {board.get('errored')} "
+              f"errored, {board.get('pending')} pending); real-kernel share {fmt(board.get('real_kernel_share'), '.2f')}",
+              f"- weighted SOL ({', '.join(board.get('sol_basis') or []) or 'n/a'}): {fmt(board.get('weighted_sol'), '.3f')}"
+              + "".join(f"; {b} reaches {fmt(v, '.3f')}" for b, v in (board.get("weighted_baseline_sol") or {}).items())]
+    for b in ("eager", "torch.compile"):
+        g = geo.get(b) or {}
+        ps = fast.get(b) or {}
+        lines.append(f"- vs {b}: geomean speedup {fmt(g.get('value'), '.3f')} over {g.get('operators', 0)} operators; "
+                     + ", ".join(f"fast_{p} {fmt(v, '.2f')}" for p, v in ps.items()))
+    lines += [f"- note: {n}" for n in board.get("notes", [])]
+    return "\n".join(lines)
+
+
 def save(out: Path, prob: str, data: dict[str, Any]) -> None:
     (out / f"{prob}.json").write_text(json.dumps(data, indent=2, default=str))
 
@@ -403,8 +526,12 @@ def save(out: Path, prob: str, data: dict[str, Any]) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out", nargs="?", type=Path)
-    ap.add_argument("--only", default="", help="comma-separated problem names (default: all)")
+    ap.add_argument("--only", default="", help="comma-separated problem names, or all (default: the check's "
+                                                 "three; every problem for --dry-run and --small-suite)")
     ap.add_argument("--dry-run", action="store_true", help="only check that the files load (no GPU)")
+    ap.add_argument("--batch-table", type=Path, metavar="RUN", help="print the markdown table of a batch run")
+    ap.add_argument("--small-suite", type=Path, metavar="DIR", help="write the suite at CPU sizes under DIR "
+                                                                      "and print the suite folder")
     ap.add_argument("--budget-s", type=float, default=470.0, help="wall-clock budget of the whole check")
     ap.add_argument("--eval-timeout-s", type=float, default=200.0, help="time limit of one aka eval")
     ap.add_argument("--ncu-reserve-s", type=float, default=60.0, help="time kept back for the ncu step")
@@ -414,12 +541,21 @@ def main() -> None:
     if args.driver:
         driver(args.driver.split(","), args.iters)
         return
-    problems = [p for p in args.only.split(",") if p] or list(PROBLEMS)
-    unknown = set(problems) - set(PROBLEMS)
+    if args.batch_table:
+        print(batch_table(args.batch_table))
+        return
+    known = problems()
+    every = not args.only or args.only == "all"
+    chosen = [p for p in args.only.split(",") if p] if not every else (
+        known if args.only == "all" or args.dry_run or args.small_suite else list(CHECKED))
+    unknown = set(chosen) - set(known)
     if unknown:
-        ap.error(f"unknown problem(s) {sorted(unknown)}; known: {', '.join(PROBLEMS)}")
+        ap.error(f"unknown problem(s) {sorted(unknown)}; known: {', '.join(known)}")
+    if args.small_suite:
+        print(small_suite(args.small_suite, chosen))
+        return
     if args.dry_run:
-        res = dry_run(problems)
+        res = dry_run(chosen)
         print(json.dumps(res, indent=2))
         if args.out:
             args.out.mkdir(parents=True, exist_ok=True)
@@ -428,7 +564,7 @@ def main() -> None:
     if args.out is None:
         ap.error("OUT_DIR is required")
     args.out.mkdir(parents=True, exist_ok=True)
-    check(args.out, problems, args.budget_s, args.eval_timeout_s, args.ncu_reserve_s)
+    check(args.out, chosen, args.budget_s, args.eval_timeout_s, args.ncu_reserve_s)
 
 
 if __name__ == "__main__":
