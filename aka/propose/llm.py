@@ -6,6 +6,10 @@ the reply instead of paying for it again. After a kernel that failed to compile 
 proposal is one repair turn continuing that conversation with the exact error (a repair is a
 candidate; a failed repair is not repaired again). A dropout starts a new conversation: no repair
 crosses it, and the masked records are gone from the context the next prompt is built from.
+
+A kernel whose front matter declares tunable parameters is judged at its defaults; once the
+harness accepted it, the tuner searches its space for a few candidates before the model is asked
+again (`aka/propose/handoff.py`).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import re
 from aka.propose.calls import CallLog, CallRecord, Spend, request_key
 from aka.propose.chat import ChatClient
 from aka.propose.extract import extract_code
+from aka.propose.handoff import TUNE_POINTS, current, defaults_of, propose_point
 from aka.propose.prompt import build_messages, read_reference, repair_message
 from aka.spec.candidate import Candidate
 from aka.spec.memory import Proposal, ProposalContext
@@ -29,10 +34,13 @@ class LLMProposer:
 
     name = "llm"
 
-    def __init__(self, client: ChatClient, log: CallLog | None = None, *, repair: bool = True):
+    def __init__(self, client: ChatClient, log: CallLog | None = None, *, repair: bool = True,
+                 tune_points: int = TUNE_POINTS):
         self.client = client
         self.log = log if log is not None else CallLog()
         self.repair = repair
+        self.tune_points = tune_points
+        """Points of a model kernel's declared space the tuner tries before the model is asked again."""
         self.resets = 0
         self.reused = 0
 
@@ -48,6 +56,11 @@ class LLMProposer:
 
     def propose(self, ctx: ProposalContext) -> Proposal | None:
         prior = self._repair_of(ctx)
+        if prior is None and self.tune_points > 0:
+            handoff = current(ctx, self._source_of, self._epoch_of)
+            point = propose_point(handoff, ctx, self.tune_points) if handoff else None
+            if point is not None:
+                return point
         if prior is not None:
             messages = prior.messages + [{"role": "assistant", "content": prior.reply}, repair_message(ctx)]
             purpose = "repair"
@@ -58,6 +71,10 @@ class LLMProposer:
         meta = {"llm_call": record.n, "reused": reused, "purpose": purpose, "tokens": record.tokens,
                 "cost_usd": round(record.cost_usd, 6), "latency_s": round(record.latency_s, 3),
                 "extraction": why}
+        if not failure:
+            untunable = defaults_of(cand.source, ctx)[1]
+            if cand.params or untunable:
+                meta["tunable"] = f"declares {sorted(cand.params)}" if cand.params else untunable
         return Proposal(cand, change=_change(record.reply, purpose, failure), hypothesis=cand.rationale,
                         failure=failure, meta=meta)
 
@@ -93,8 +110,19 @@ class LLMProposer:
             failure = (f"the reply held no usable code: {got.how}; reply with the complete file defining "
                        "class ModelNew in one ```python block")
             return Candidate(source, origin="llm", name=name, parent=parent, rationale="", family="llm"), failure, got.how
-        return Candidate(got.code, origin="llm", name=name, parent=parent, rationale=_rationale(reply),
-                         family=_strategy(got.code) or "llm"), "", got.how
+        return Candidate(got.code, defaults_of(got.code, ctx)[0], origin="llm", name=name, parent=parent,
+                         rationale=_rationale(reply), family=_strategy(got.code) or "llm"), "", got.how
+
+    # --- the tuner hand-off ------------------------------------------------------------------
+    def _source_of(self, trial) -> str | None:
+        """The source of a model-written candidate, from the recorded reply that gave it."""
+        record = self.log.by_candidate(trial.candidate)
+        got = extract_code(record.reply) if record is not None else None
+        return got.code if got is not None and got.ok else None
+
+    def _epoch_of(self, trial) -> int | None:
+        record = self.log.by_candidate(trial.candidate)
+        return record.epoch if record is not None else None
 
     # --- repair ------------------------------------------------------------------------------
     def _repair_of(self, ctx: ProposalContext) -> CallRecord | None:

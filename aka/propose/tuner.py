@@ -18,7 +18,7 @@ import itertools
 import random
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from aka.errors import SpecError
 from aka.propose.dispatch import Bucket, build_dispatcher
@@ -252,33 +252,43 @@ class Tuner:
 
     def _ask(self, fam: Family, sid: str, ctx: ProposalContext, tried: set[str]) -> dict[str, Any] | None:
         """An untried parameter point of `fam`, chosen for shape `sid`."""
-        space = fam.space()
-        untried = [p for p in space if fam.candidate(p, None, "").hash not in tried]
-        if not untried:
-            return None
-        if not fam.meta.params:
-            return untried[0]
-        import optuna
+        mine = [t for t in ctx.trials if t.family == fam.key]
+        return ask_point(fam, ctx, tried, mine,
+                         lambda t: t.times_us[sid] if t.status == "accepted" and sid in t.times_us else None)
 
-        optuna.logging.set_verbosity(optuna.logging.WARNING)
-        seed = ctx.seed + 7919 * ctx.dropouts + len(ctx.trials)
-        sampler = (optuna.samplers.RandomSampler(seed=seed) if ctx.dropouts and fam.key in ctx.avoid_families
-                   else optuna.samplers.TPESampler(seed=seed, n_startup_trials=3))
-        study = optuna.create_study(direction="minimize", sampler=sampler)
-        dists = {k: optuna.distributions.CategoricalDistribution(list(p.values)) for k, p in fam.meta.params.items()}
-        for t in ctx.trials:
-            if t.family != fam.key or set(t.params) != set(dists):
-                continue
-            ok = t.status == "accepted" and sid in t.times_us
-            study.add_trial(optuna.trial.create_trial(
-                params=t.params, distributions=dists, value=t.times_us[sid] if ok else None,
-                state=optuna.trial.TrialState.COMPLETE if ok else optuna.trial.TrialState.FAIL))
-        for _ in range(ASK_TRIES):
-            trial = study.ask(dists)
-            if fam.candidate(trial.params, None, "").hash not in tried:
-                return dict(trial.params)
-            study.tell(trial, state=optuna.trial.TrialState.PRUNED)
-        return random.Random(seed).choice(untried)
+
+def ask_point(fam: Family, ctx: ProposalContext, tried: set[str], trials: list[Trial],
+              value: Callable[[Trial], float | None]) -> dict[str, Any] | None:
+    """An untried point of `fam`'s space from Optuna's TPE sampler fitted on `trials` (`value`:
+    what to minimize, None for a failed point); a random sampler for an avoided family after a
+    dropout. None when every point was tried."""
+    space = fam.space()
+    untried = [p for p in space if fam.candidate(p, None, "").hash not in tried]
+    if not untried:
+        return None
+    if not fam.meta.params:
+        return untried[0]
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    seed = ctx.seed + 7919 * ctx.dropouts + len(ctx.trials)
+    sampler = (optuna.samplers.RandomSampler(seed=seed) if ctx.dropouts and fam.key in ctx.avoid_families
+               else optuna.samplers.TPESampler(seed=seed, n_startup_trials=3))
+    study = optuna.create_study(direction="minimize", sampler=sampler)
+    dists = {k: optuna.distributions.CategoricalDistribution(list(p.values)) for k, p in fam.meta.params.items()}
+    for t in trials:
+        if set(t.params) != set(dists) or any(t.params[k] not in d.choices for k, d in dists.items()):
+            continue
+        got = value(t)
+        study.add_trial(optuna.trial.create_trial(
+            params=t.params, distributions=dists, value=got,
+            state=optuna.trial.TrialState.COMPLETE if got is not None else optuna.trial.TrialState.FAIL))
+    for _ in range(ASK_TRIES):
+        trial = study.ask(dists)
+        if fam.candidate(trial.params, None, "").hash not in tried:
+            return dict(trial.params)
+        study.tell(trial, state=optuna.trial.TrialState.PRUNED)
+    return random.Random(seed).choice(untried)
 
 
 BORROW_MAX = 6

@@ -49,10 +49,14 @@ class KernelMeta:
 
 def read_kernel_meta(path: str | Path) -> KernelMeta:
     """Parse a kernel file's front matter; SpecError names the file, line and field."""
-    p = Path(path)
-    f = str(p)
+    return parse_kernel_meta(Path(path).read_text(), str(path))
+
+
+def parse_kernel_meta(source: str, f: str, fill: dict[str, Any] | None = None) -> KernelMeta:
+    """Parse front matter from a kernel's source (`f` names it in errors); `fill` supplies fields
+    the front matter leaves out (a model-written kernel may declare only its params)."""
     try:
-        tree = ast.parse(p.read_text(), filename=f)
+        tree = ast.parse(source, filename=f)
     except SyntaxError as exc:
         raise SpecError(f, "<python>", f"not valid Python ({exc.msg})", line=exc.lineno) from None
     doc = ast.get_docstring(tree, clean=False)
@@ -70,6 +74,7 @@ def read_kernel_meta(path: str | Path) -> KernelMeta:
                         line=mark.line + 2 if mark else 1) from None
     if not isinstance(data, dict):
         raise SpecError(f, "<front matter>", "expected a mapping", line=1)
+    data = {**(fill or {}), **data}
     unknown = sorted(set(data) - set(FIELDS) - {"requires_reason"})
     if unknown:
         raise SpecError(f, unknown[0], f"unknown key (allowed: {', '.join(FIELDS)})", line=1)

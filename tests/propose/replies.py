@@ -4,9 +4,7 @@ KERNEL = '''"""
 ---
 op: rmsnorm
 strategy: {strategy}
-params:
-  NUM_WARPS: {{values: [2, 4, 8], default: 4}}
----
+{params}---
 One program per row; the row is held in registers and reduced in fp32.
 """
 import torch
@@ -43,8 +41,11 @@ class ModelNew(torch.nn.Module):
 '''
 
 
-def kernel(strategy: str = "one-row-per-program", broken: bool = False) -> str:
-    return KERNEL.format(strategy=strategy, colon="" if broken else ":")
+def kernel(strategy: str = "one-row-per-program", broken: bool = False, params: str = "") -> str:
+    """The reply's kernel; `params` (e.g. "NUM_WARPS: {values: [2, 4, 8], default: 4}") declares a
+    tunable space in its front matter."""
+    declared = f"params:\n  {params}\n" if params else ""
+    return KERNEL.format(strategy=strategy, colon="" if broken else ":", params=declared)
 
 
 def fenced(prose: str, code: str, after: str = "") -> str:
