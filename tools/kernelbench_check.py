@@ -498,7 +498,8 @@ def batch_table(run: Path) -> str:
     board = _read(run / "scoreboard.json")
     if not board:
         return f"{run}: no scoreboard.json (no operator finished)"
-    lines = ["| problem | verdict | µs | eager µs | compile µs | × eager | × compile | SOL bytes-only | GB | "
+    lines = [] if board.get("gpu") else ["CPU-interpreter wall times: not GPU performance", ""]
+    lines += ["| problem | verdict | µs | eager µs | compile µs | × eager | × compile | SOL bytes-only | GB | "
              "max rel err | wall s |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in batch_rows(run):
         lines.append(f"| {r['op']} | {r['verdict']} | {fmt(r['us'])} | {fmt(r['eager_us'])} | {fmt(r['compile_us'])} | "
@@ -514,7 +515,7 @@ def batch_table(run: Path) -> str:
         g = geo.get(b) or {}
         ps = fast.get(b) or {}
         lines.append(f"- vs {b}: geomean speedup {fmt(g.get('value'), '.3f')} over {g.get('operators', 0)} operators; "
-                     + ", ".join(f"fast_{p} {fmt(v, '.2f')}" for p, v in ps.items()))
+                     + (", ".join(f"fast_{p} {fmt(v, '.2f')}" for p, v in ps.items()) or "fast_p n/a"))
     lines += [f"- note: {n}" for n in board.get("notes", [])]
     return "\n".join(lines)
 
