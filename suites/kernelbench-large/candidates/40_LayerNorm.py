@@ -3,10 +3,10 @@
 
 One program per row would leave all but 16 SMs idle, so each row is split into chunks of CHUNK
 floats and the statistics are reduced in two launches:
-1. `_ln_partials`, grid (chunks, rows): each program sums x - k and (x - k)**2 over its chunk,
+1. `_ln_partials`, grid (rows, chunks): each program sums x - k and (x - k)**2 over its chunk,
    with k the row's first element as a shift (it keeps sum of squares minus squared sum from
    cancelling when the mean is far from 0), and writes the two partial sums.
-2. `_ln_apply`, grid (chunks, rows): each program adds up its row's partial sums (a few hundred
+2. `_ln_apply`, grid (rows, chunks): each program adds up its row's partial sums (a few hundred
    floats), forms the mean and the biased variance, and writes
    (x - mean) / sqrt(var + eps) * weight + bias for its chunk.
 The input is read twice and the output written once; weight and bias (one normalized shape's
@@ -30,8 +30,8 @@ NUM_WARPS = 8
 
 @triton.jit
 def _ln_partials(x_ptr, part_ptr, n, n_chunks, CHUNK: tl.constexpr, BLOCK: tl.constexpr):
-    c = tl.program_id(0)
-    r = tl.program_id(1)
+    r = tl.program_id(0)
+    c = tl.program_id(1)
     row = r.to(tl.int64) * n
     k = tl.load(x_ptr + row).to(tl.float32)
     s1 = tl.zeros([BLOCK], dtype=tl.float32)
@@ -51,8 +51,8 @@ def _ln_partials(x_ptr, part_ptr, n, n_chunks, CHUNK: tl.constexpr, BLOCK: tl.co
 @triton.jit
 def _ln_apply(x_ptr, w_ptr, b_ptr, y_ptr, part_ptr, n, n_chunks, eps,
               CHUNK: tl.constexpr, BLOCK: tl.constexpr, BLOCK_P: tl.constexpr):
-    c = tl.program_id(0)
-    r = tl.program_id(1)
+    r = tl.program_id(0)
+    c = tl.program_id(1)
     row = r.to(tl.int64) * n
     p = tl.arange(0, BLOCK_P)
     pm = p < n_chunks
@@ -97,7 +97,7 @@ class ModelNew(nn.Module):
         n_chunks = triton.cdiv(n, chunk)
         block = min(BLOCK, chunk)
         part = torch.empty((rows, n_chunks, 2), device=xc.device, dtype=torch.float32)
-        grid = (n_chunks, rows)
+        grid = (rows, n_chunks)        # at most MAX_CHUNKS on the second axis (limit 65535)
         _ln_partials[grid](xc, part, n, n_chunks, CHUNK=chunk, BLOCK=block, num_warps=NUM_WARPS)
         _ln_apply[grid](xc, self.ln.weight, self.ln.bias, y, part, n, n_chunks, self.eps,
                         CHUNK=chunk, BLOCK=block, BLOCK_P=max(16, triton.next_power_of_2(n_chunks)),

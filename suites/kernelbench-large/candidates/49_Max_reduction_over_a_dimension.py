@@ -1,12 +1,13 @@
 """Maximum over one dimension of a contiguous tensor, the dimension removed (torch.max(x, dim)[0]).
 
-The tensor is read as (outer, R, inner): outer = the dims before `dim`, R = the reduced dim,
-inner = the dims after it (for 128 x 4096 x 4095 over dim 1: outer 128, R 4096, inner 4095). A
-program owns BLOCK_K consecutive inner positions of one outer index and walks R in BLOCK_R-row
-tiles of contiguous rows, keeping an elementwise running maximum in a (BLOCK_R, BLOCK_K) tile that
-is reduced over its rows once at the end. Each input element is read once; offsets are 64-bit.
-NaN inputs are not propagated as torch.max does (the problem's inputs are uniform in [0, 1)); an
-empty reduced dimension is refused, as torch refuses it.
+The tensor is read as (outer, R, inner): outer = the dims before `dim`, R = the reduced dim, inner
+= the dims after it (for 128 x 4096 x 4095 over dim 1: outer 128, R 4096, inner 4095). A program
+(one flat grid axis, so no grid dimension limits the outer size) owns BLOCK_K consecutive inner
+positions of one outer index and walks R in BLOCK_R-row tiles of contiguous rows, keeping an
+elementwise running maximum in a (BLOCK_R, BLOCK_K) tile that is reduced over its rows once at the
+end. Each input element is read once; offsets are 64-bit. NaN inputs are not propagated as
+torch.max does (the problem's inputs are uniform in [0, 1)); an empty reduced dimension is refused,
+as torch refuses it.
 """
 
 import torch
@@ -20,9 +21,10 @@ NUM_WARPS = 8
 
 
 @triton.jit
-def _max_dim_kernel(x_ptr, y_ptr, R, inner, BLOCK_R: tl.constexpr, BLOCK_K: tl.constexpr):
-    pid_k = tl.program_id(0)
-    o = tl.program_id(1).to(tl.int64)
+def _max_dim_kernel(x_ptr, y_ptr, R, inner, n_kblocks, BLOCK_R: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid = tl.program_id(0)
+    o = (pid // n_kblocks).to(tl.int64)
+    pid_k = pid % n_kblocks
     k = pid_k * BLOCK_K + tl.arange(0, BLOCK_K)
     rr = tl.arange(0, BLOCK_R)
     base = x_ptr + o * R * inner
@@ -56,6 +58,7 @@ class ModelNew(nn.Module):
             inner *= s
         y = torch.empty(shape[:d] + shape[d + 1:], device=xc.device, dtype=xc.dtype)
         if y.numel() > 0:
-            grid = (triton.cdiv(inner, BLOCK_K), outer)
-            _max_dim_kernel[grid](xc, y, R, inner, BLOCK_R=BLOCK_R, BLOCK_K=BLOCK_K, num_warps=NUM_WARPS)
+            n_kblocks = triton.cdiv(inner, BLOCK_K)
+            _max_dim_kernel[(outer * n_kblocks,)](xc, y, R, inner, n_kblocks, BLOCK_R=BLOCK_R,
+                                                  BLOCK_K=BLOCK_K, num_warps=NUM_WARPS)
         return y

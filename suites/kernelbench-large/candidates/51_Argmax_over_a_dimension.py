@@ -1,14 +1,15 @@
 """Index of the maximum over one dimension of a contiguous tensor (torch.argmax(x, dim), int64).
 
 The tensor is read as (outer, R, inner) with R the reduced dim (for 128 x 4096 x 4095 over dim 1:
-outer 128, R 4096, inner 4095). A program owns BLOCK_K consecutive inner positions of one outer
-index and walks R in BLOCK_R-row tiles of contiguous rows. Each of the BLOCK_R x BLOCK_K lanes
-keeps its best value and that value's row, replaced only by a strictly larger value, so a lane
-holds the first row reaching its maximum; at the end the smallest row among the lanes that hold
-the column's maximum is taken. That is torch's tie rule (the first maximal index), which matters
-here: uniform float32 draws repeat, and among 4096 of them the maximum is tied in about one
-column in four thousand. NaN inputs are not treated as the maximum as torch does (the problem's
-inputs are uniform in [0, 1)). Each input element is read once; offsets are 64-bit.
+outer 128, R 4096, inner 4095). A program (one flat grid axis, so no grid dimension limits the
+outer size) owns BLOCK_K consecutive inner positions of one outer index and walks R in BLOCK_R-row
+tiles of contiguous rows. Each of the BLOCK_R x BLOCK_K lanes keeps its best value and that value's
+row, replaced only by a strictly larger value, so a lane holds the first row reaching its maximum;
+at the end the smallest row among the lanes that hold the column's maximum is taken. That is
+torch's tie rule (the first maximal index), which matters here: uniform float32 draws repeat, and
+among 4096 of them the maximum is tied in about one column in four thousand. NaN inputs are not
+treated as the maximum as torch does (the problem's inputs are uniform in [0, 1)). Each input
+element is read once; offsets are 64-bit.
 """
 
 import torch
@@ -22,9 +23,10 @@ NUM_WARPS = 8
 
 
 @triton.jit
-def _argmax_dim_kernel(x_ptr, y_ptr, R, inner, BLOCK_R: tl.constexpr, BLOCK_K: tl.constexpr):
-    pid_k = tl.program_id(0)
-    o = tl.program_id(1).to(tl.int64)
+def _argmax_dim_kernel(x_ptr, y_ptr, R, inner, n_kblocks, BLOCK_R: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid = tl.program_id(0)
+    o = (pid // n_kblocks).to(tl.int64)
+    pid_k = pid % n_kblocks
     k = pid_k * BLOCK_K + tl.arange(0, BLOCK_K)
     rr = tl.arange(0, BLOCK_R)
     base = x_ptr + o * R * inner
@@ -63,6 +65,7 @@ class ModelNew(nn.Module):
             inner *= s
         y = torch.empty(shape[:d] + shape[d + 1:], device=xc.device, dtype=torch.int64)
         if y.numel() > 0:
-            grid = (triton.cdiv(inner, BLOCK_K), outer)
-            _argmax_dim_kernel[grid](xc, y, R, inner, BLOCK_R=BLOCK_R, BLOCK_K=BLOCK_K, num_warps=NUM_WARPS)
+            n_kblocks = triton.cdiv(inner, BLOCK_K)
+            _argmax_dim_kernel[(outer * n_kblocks,)](xc, y, R, inner, n_kblocks, BLOCK_R=BLOCK_R,
+                                                     BLOCK_K=BLOCK_K, num_warps=NUM_WARPS)
         return y
