@@ -5,9 +5,10 @@ headers such as Retry-After), or a reply sent after a delay. Every request is ke
 and reaches nothing: tests start it in a thread, and a recorded session replays its replies
 through it as a process:
 
-    python -m aka.propose.scripted_server REPLIES.jsonl --port-file PORT [--requests LOG.jsonl]
+    python -m aka.propose.scripted_server REPLIES --port-file PORT [--requests LOG.jsonl]
 
-REPLIES.jsonl holds one step per line: {"text": ...} or {"status": 429, "headers": {...}} with
+REPLIES is a folder of Markdown files, one reply each, answered in name order (01-....md, 02-...),
+or a JSONL file with one step per line: {"text": ...} or {"status": 429, "headers": {...}} with
 optional "delay_s", "prompt_tokens", "completion_tokens" ("note" is ignored). Token counts left out
 are estimated as one token per four characters. Once the script is spent the server answers 400
 ("no more scripted replies"), which the client treats as a rejected request.
@@ -63,8 +64,14 @@ STEP_KEYS = {"text", "status", "delay_s", "prompt_tokens", "completion_tokens", 
 
 
 def load_steps(path: str | Path) -> list[Step]:
-    """Steps from a JSONL file; InputError names the file and line of a bad one."""
+    """Steps from a folder of *.md replies (name order) or a JSONL file; InputError names the file
+    and line of a bad one."""
     p = Path(path)
+    if p.is_dir():
+        files = sorted(p.glob("*.md"))
+        if not files:
+            raise InputError(f"{p}: no *.md replies in the folder")
+        return [Step(text=f.read_text(encoding="utf-8")) for f in files]
     try:
         lines = p.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
@@ -182,7 +189,7 @@ def _payload(step: Step, body: dict, n: int) -> bytes:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m aka.propose.scripted_server", description=__doc__.split("\n")[0])
-    parser.add_argument("replies", help="JSONL file of scripted steps, one per request")
+    parser.add_argument("replies", help="a folder of *.md replies or a JSONL file of steps, one per request")
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
     parser.add_argument("--port-file", help="write the port here once listening")
     parser.add_argument("--requests", help="append every request here as one JSON line")

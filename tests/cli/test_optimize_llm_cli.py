@@ -54,3 +54,14 @@ def test_a_refused_key_exits_3_and_the_session_resumes_with_its_model(tmp_path):
 def test_api_base_without_a_model_is_a_usage_error(tmp_path):
     out = aka("optimize", OP, "--api-base", "http://127.0.0.1:9/v1", "--sessions-dir", tmp_path / "s", cwd=tmp_path)
     assert out.returncode == 2 and "--api-base needs --model" in out.stderr and not (tmp_path / "s").exists()
+
+
+def test_an_unreachable_endpoint_exits_3_and_leaves_a_resumable_session(tmp_path):
+    with ScriptedServer([]) as srv:
+        url = srv.url                                   # closed on leaving: nothing listens there now
+    out = aka("optimize", OP, "--model", "qwen2.5-coder-32b", "--api-base", url, "--iterations", "1",
+              "--kb", "none", "--sessions-dir", tmp_path / "s", cwd=tmp_path)
+    assert out.returncode == 3 and "cannot be reached" in out.stderr and url in out.stderr, out.stderr
+    session = next((tmp_path / "s").iterdir())
+    last = json.loads((session / "events.jsonl").read_text().splitlines()[-1])
+    assert last["kind"] == "error" and last["data"]["resumable"] and last["data"]["exit_code"] == 3
