@@ -114,7 +114,8 @@ wait "$bpid"; rc=$?
 [ "$rc" = 124 ] && echo "the batch was stopped at the budget (${left} s); what it did not reach is pending: run again with --resume" >&2
 RUN=$(newest_run)
 if [ -z "$RUN" ] || [ ! -f "$RUN/scoreboard.json" ]; then
-  echo "no run folder with a scoreboard under $SESSIONS (batch exit $rc)" >&2; tail -20 "$OUT/batch.log" >&2; exit 1
+  echo "no run folder with a scoreboard under $SESSIONS (batch exit $rc)" >&2; tail -20 "$OUT/batch.log" >&2
+  case "$rc" in 2|3) exit "$rc" ;; *) exit 1 ;; esac
 fi
 "$PY" -m aka report "$RUN" --json > "$OUT/report.json" 2> "$OUT/report.log" || tail -5 "$OUT/report.log" >&2
 cp "$RUN/scoreboard.json" "$OUT/"
