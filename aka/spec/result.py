@@ -166,12 +166,10 @@ class EvalResult:
         """What a proposer may see: no held-out shapes, no held-out ids in rejections, no
         roofline internals, and only the tail of the log (mirrors `OpSpec.public_view`)."""
         held = {s.id for s in self.shapes if s.held_out}
+        scrub = held_out_scrubber(self.shapes)
         rejections = []
         for r in self.rejections:
-            message = r.message
-            for hid in held:
-                message = message.replace(hid, "<held-out shape>")
-            rejections.append({"rule": r.rule, "message": message[-LOG_VIEW_CHARS:], "line": r.line,
+            rejections.append({"rule": r.rule, "message": scrub(r.message)[-LOG_VIEW_CHARS:], "line": r.line,
                                "shape": "<held-out shape>" if r.shape in held else r.shape})
         shapes = []
         for s in self.shapes:
@@ -186,7 +184,43 @@ class EvalResult:
         return {"status": self.status.value, "mode": self.mode, "dtype": self.dtype,
                 "rejections": rejections, "shapes": shapes,
                 "held_out": _held_out_summary([s.correct for s in self.shapes if s.held_out]),
-                "log": self.log[-LOG_VIEW_CHARS:]}
+                "log": scrub(self.log[-LOG_VIEW_CHARS:])}
+
+
+def held_out_scrubber(shapes: list["ShapeResult"]):
+    """A function that removes held-out shapes from a text a proposer will read (a rejection
+    message, a log): their ids become `<held-out shape>`, and every number of two or more digits
+    that is one of their parameter values, input dimensions or input sizes (and no visible shape's)
+    becomes `<held-out>`; a traceback's `line N` is left alone. Single digits are not scrubbed."""
+    import re
+
+    held = [s for s in shapes if s.held_out]
+    if not held:
+        return lambda text: text
+    visible = _numbers([s for s in shapes if not s.held_out])
+    secret = {n for n in _numbers(held) - visible if n >= 10}
+    ids = sorted((s.id for s in held), key=len, reverse=True)
+    number = re.compile(r"(?<![\w.])(?<!line )(\d{2,})(?!\w|\.\d)")
+
+    def scrub(text: str) -> str:
+        for hid in ids:
+            text = text.replace(hid, "<held-out shape>")
+        return number.sub(lambda m: "<held-out>" if int(m.group(1)) in secret else m.group(1), text or "")
+    return scrub
+
+
+def _numbers(shapes: list["ShapeResult"]) -> set[int]:
+    """Parameter values, input dimensions and input sizes (element counts) of shapes."""
+    out: set[int] = set()
+    for s in shapes:
+        out |= {int(v) for v in s.params.values() if isinstance(v, (int, float)) and float(v).is_integer()}
+        for dims in s.input_shapes or []:
+            out |= {int(d) for d in dims}
+            size = 1
+            for d in dims:
+                size *= int(d)
+            out.add(size)
+    return out
 
 
 def _held_out_summary(correct: list[bool | None]) -> str:

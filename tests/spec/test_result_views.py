@@ -37,6 +37,23 @@ def test_proposer_view_hides_held_out_shapes_and_their_ids():
     assert len(view["log"]) == 2000
 
 
+def test_a_held_out_shapes_sizes_in_an_error_or_the_log_are_scrubbed():
+    r = EvalResult(status=EvalStatus.ERROR, op="rmsnorm", candidate="c.py", candidate_sha256="ab", mode="gpu",
+                   dtype="bfloat16", log="row count 1000, hidden 5120 (torch.Size([1000, 5120]))\nvisible 4096",
+                   rejections=[Rejection("runtime-error", "AssertionError: hidden 5120 in (1000, 5120): "
+                                         "5120000 elements\n  File \"c.py\", line 1000, in forward", "c.py", 33,
+                                         shape="odd-rows-5120")],
+                   shapes=[ShapeResult("prefill", {"n_rows": 4096, "hidden": 4096}, input_shapes=[[4096, 4096]]),
+                           ShapeResult("odd-rows-5120", {"n_rows": 1000, "hidden": 5120}, held_out=True,
+                                       correct=False, input_shapes=[[1000, 5120]])])
+    view = r.proposer_view()
+    message, log = view["rejections"][0]["message"], view["log"]
+    assert message.startswith("AssertionError: hidden <held-out> in (<held-out>, <held-out>): <held-out> elements")
+    assert "line 1000" in message and view["rejections"][0]["line"] == 33     # the traceback still points
+    assert log == "row count <held-out>, hidden <held-out> (torch.Size([<held-out>, <held-out>]))\nvisible 4096"
+    assert "5120" not in repr(view) and "odd-rows" not in repr(view)
+
+
 def test_decision_round_trip():
     d = Decision(False, "within noise", 1.004, 0.02,
                  [Comparison(10, 9.96, 1.004, 0.02, 5, False, "graph", shape="a")],
