@@ -16,7 +16,7 @@ from aka.agent.state import AgentState
 from aka.evaluate.harness import weighted_sol
 from aka.spec.candidate import Candidate
 from aka.spec.memory import MemoryRecord, Proposal, ProposalContext, Snippet, Trial
-from aka.spec.result import Decision, EvalResult, EvalStatus, Rejection
+from aka.spec.result import Decision, EvalResult, EvalStatus, Rejection, held_out_scrubber
 
 
 def setup(state: AgentState, deps: Deps) -> dict[str, Any]:
@@ -97,11 +97,17 @@ def context(state: AgentState, deps: Deps) -> ProposalContext:
     return ProposalContext(
         op=deps.spec.public_view(), device=deps.evaluator.device, iteration=state.get("iteration", 0),
         incumbent=inc, incumbent_eval=inc_eval, last=last_cand, last_eval=last_eval,
-        last_decision=last.get("reason", ""), profile_summary=state.get("profile_summary", ""),
+        last_decision=_public_reason(deps, last), profile_summary=state.get("profile_summary", ""),
         knowledge=[Snippet.from_dict(k) for k in state.get("knowledge", [])],
         memory=[m for m in memory if not m.masked], trials=[Trial.from_dict(t) for t in state.get("trials", [])],
         dropouts=state.get("dropouts", 0), avoid_families=tuple(state.get("avoid_families", [])),
         seed=deps.config.seed)
+
+
+def _public_reason(deps: Deps, last: dict) -> str:
+    """The last decision's reason as a proposer may read it: a held-out shape's id and sizes scrubbed."""
+    result = deps.store.get_eval(last["version"]) if last.get("version") else None
+    return held_out_scrubber(result.shapes)(last.get("reason", "")) if result else last.get("reason", "")
 
 
 def _version_view(deps: Deps, version: str | None) -> tuple[Candidate | None, dict | None]:
