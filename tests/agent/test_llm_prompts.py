@@ -9,7 +9,7 @@ from aka.sessions.journal import read_events
 from aka.spec.memory import Snippet
 
 from tests.propose.llm_server import ScriptedServer, reply
-from tests.propose.replies import BROKEN, FALLBACK, FAST, FIXED, PROSE_ONLY, SLOW
+from tests.propose.replies import BROKEN, FALLBACK, FAST, FIXED, PROSE_ONLY, SLOW, fenced, kernel
 
 from .llm_kit import SPEC, by_strategy, proposer
 
@@ -74,3 +74,30 @@ def test_profile_summary_and_retrieved_knowledge_with_sources_reach_the_prompt(t
     assert "Shapes run here (CPU interpreter)" not in second and "prefill" in second and "H200" in second
     _no_secrets(srv, folder)
     assert json.loads((folder.llm_dir / "0002.json").read_text())["messages"][1]["content"] == second
+
+
+def _fails_only_at_large_rows() -> str:
+    """A kernel that prints each input's size and refuses rows over 1000 columns (only the held-out
+    shape has them) with the sizes in its error."""
+    src = kernel("held-out-crash")
+    alloc = "        y = torch.empty_like(x2)\n"
+    return src.replace(alloc, alloc + "        print('rows', x2.shape[0], 'cols', hidden)\n"
+                                      "        if hidden > 1000:\n"
+                                      "            raise ValueError(f'hidden size {hidden} with {x2.shape[0]} rows is "
+                                      "not supported: {tuple(x2.shape)}')\n")
+
+
+def test_an_error_and_a_log_from_the_held_out_shape_reach_the_model_without_its_sizes(tmp_path):
+    from aka.evaluate.evaluator import EvalOptions, Evaluator
+    from aka.evaluate.harness import HarnessEvaluator
+    from aka.evaluate.pool import WorkerPool
+
+    with ScriptedServer([reply(fenced("Handle the common sizes first.", _fails_only_at_large_rows())),
+                         reply(SLOW)]) as srv, WorkerPool("cpu") as pool:
+        harness = HarnessEvaluator(Evaluator(pool), EvalOptions(trials=1, reps=10, timeout_s=120))
+        folder, out = _session(tmp_path, srv, harness, 2)
+    repair = srv.requests[1]["body"]["messages"][-1]["content"]
+    assert "rule runtime-error at <held-out shape>" in repair
+    assert "ValueError: hidden size <held-out> with 7 rows is not supported: (7, <held-out>)" in repair
+    assert "rows 3 cols 100" in repair                       # the log's visible lines stay
+    _no_secrets(srv, folder)
