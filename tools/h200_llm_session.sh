@@ -93,6 +93,11 @@ cp "$work/server_requests.jsonl" "$session/server_requests.jsonl" 2>/dev/null
 cp "$session/events.jsonl" "$OUT/events.jsonl"
 cp "$session/report.md" "$OUT/report.md" 2>/dev/null
 tar czf "$OUT/session.tgz" -C "$(dirname "$session")" --exclude checkpoint.sqlite "$(basename "$session")"
+if [ "$(stat -c %s "$OUT/session.tgz")" -gt $((15 * 1024 * 1024)) ]; then   # the device returns files up to 16 MiB
+  tar czf "$OUT/session.tgz" -C "$(dirname "$session")" --exclude checkpoint.sqlite --exclude '*.ncu-rep' \
+    "$(basename "$session")"
+  echo "session.tgz: the profiler's .ncu-rep files left out (over 15 MiB with them)" >> "$OUT/env.txt"
+fi
 
 "$PY" tools/llm_session_summary.py "$session" --json "$OUT/optimize.json" --requests "$work/server_requests.jsonl" \
   > "$OUT/summary.md"
