@@ -43,7 +43,7 @@ export PYTHONUNBUFFERED=1 AKA_CACHE_DIR="${AKA_CACHE_DIR:-$work/cache}"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 missing=$("$PY" - <<'EOF'
 import importlib.util
-print(" ".join(m for m in ("litellm", "langgraph", "optuna", "pydantic", "rank_bm25", "yaml")
+print(" ".join(m for m in ("litellm", "openai", "langgraph", "optuna", "pydantic", "rank_bm25", "yaml")
                if importlib.util.find_spec(m) is None))
 EOF
 )
