@@ -15,7 +15,12 @@ NODES = ("setup", "profile", "retrieve", "propose", "evaluate", "accept", "refle
 
 
 def build_graph(deps: Deps, checkpointer: Any = None):
-    """The compiled loop; with a checkpointer every node's update is saved before the next runs."""
+    """The compiled loop; with a checkpointer every node's update is saved before the next runs.
+    `--strategy map-elites` builds the quality-diversity loop instead (aka.agent.qd.graph)."""
+    if deps.config.strategy == "map-elites":
+        from aka.agent.qd.graph import build_qd_graph
+
+        return build_qd_graph(deps, checkpointer)
     from langgraph.graph import END, START, StateGraph
 
     g = StateGraph(AgentState)
@@ -43,5 +48,6 @@ def initial_state(session: str) -> AgentState:
 
 
 def recursion_limit(iterations: int) -> int:
-    """Enough graph steps for `iterations` candidates, dropouts and profiles included."""
-    return 12 * iterations + 50
+    """Enough graph steps for `iterations` candidates, dropouts, profiles and (map-elites)
+    selections, migrations and prompt rewrites included."""
+    return 16 * iterations + 50

@@ -90,9 +90,9 @@ def retrieve(state: AgentState, deps: Deps) -> dict[str, Any]:
 
 def context(state: AgentState, deps: Deps) -> ProposalContext:
     """What the proposer may see (held-out shapes never reach it)."""
-    inc, inc_eval = _version_view(deps, state.get("incumbent"))
+    inc, inc_eval = version_view(deps, state.get("incumbent"))
     last = state.get("last") or {}
-    last_cand, last_eval = _version_view(deps, last.get("version"))
+    last_cand, last_eval = version_view(deps, last.get("version"))
     memory = [MemoryRecord.from_dict(r) for r in state.get("memory", [])]
     return ProposalContext(
         op=deps.spec.public_view(), device=deps.evaluator.device, iteration=state.get("iteration", 0),
@@ -110,7 +110,7 @@ def _public_reason(deps: Deps, last: dict) -> str:
     return held_out_scrubber(result.shapes)(last.get("reason", "")) if result else last.get("reason", "")
 
 
-def _version_view(deps: Deps, version: str | None) -> tuple[Candidate | None, dict | None]:
+def version_view(deps: Deps, version: str | None) -> tuple[Candidate | None, dict | None]:
     if not version:
         return None, None
     cand, _ = deps.store.candidate(version)
@@ -119,8 +119,11 @@ def _version_view(deps: Deps, version: str | None) -> tuple[Candidate | None, di
 
 
 def propose(state: AgentState, deps: Deps) -> dict[str, Any]:
-    ctx = context(state, deps)
-    proposal = deps.proposer.propose(ctx)
+    return record_proposal(deps.proposer.propose(context(state, deps)), deps)
+
+
+def record_proposal(proposal: Proposal | None, deps: Deps, **extra: Any) -> dict[str, Any]:
+    """Journal a proposal (with `extra` in its event) and make it the pending one."""
     if proposal is None:
         deps.hooks.emit("propose", {"proposer": deps.proposer.name, "exhausted": True})
         return {"pending": None, "stop_reason": f"the {deps.proposer.name} has nothing left to try",
@@ -130,7 +133,7 @@ def propose(state: AgentState, deps: Deps) -> dict[str, Any]:
                                 "origin": cand.origin, "params": cand.params, "change": proposal.change,
                                 "hypothesis": proposal.hypothesis, **({"failure": proposal.failure}
                                                                       if proposal.failure else {}),
-                                **proposal.meta})
+                                **proposal.meta, **extra})
     pending = {"candidate": cand.to_dict(), "change": proposal.change, "hypothesis": proposal.hypothesis}
     if proposal.failure:
         pending["failure"] = proposal.failure

@@ -43,6 +43,10 @@ class LoopConfig:
     """Stop once the proposer's model calls cost this much (litellm's local cost map)."""
     max_tokens: int | None = None
     """Stop once the proposer's model calls used this many tokens (prompt plus completion)."""
+    strategy: str = "greedy"
+    """'greedy' (the measure-revise loop) or 'map-elites' (the quality-diversity archive)."""
+    search: dict[str, Any] = field(default_factory=dict)
+    """Map-elites settings (aka.agent.qd.config.QDConfig) that differ from the defaults."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -13,6 +13,7 @@ def run(req: OptimizeRequest) -> Outcome:
     from aka.evaluate.evaluator import EvalOptions, Evaluator, detect_device
     from aka.evaluate.harness import HarnessEvaluator
     from aka.evaluate.pool import WorkerPool
+    from aka.propose.qd_tuner import QDTuner
     from aka.propose.tuner import Tuner
     from aka.spec.load import load_op
 
@@ -23,6 +24,7 @@ def run(req: OptimizeRequest) -> Outcome:
         op = SessionFolder(resolve(req.resume, req.sessions_dir)).meta()["op"]["path"]
     spec = load_op(op)
     _check_shapes(spec, req.config.shapes)
+    _check_search(req.config)
     folder, config, resumed = open_session(req, spec)
     if resumed:
         check_resume_op(folder, spec)
@@ -35,9 +37,11 @@ def run(req: OptimizeRequest) -> Outcome:
         load_baselines(evaluator, folder)
         retriever = _retriever(req, root, roots)
         profiler = None if evaluator.interpreter else _profiler()
-        proposer = _llm(req, folder, resumed) or Tuner(roots, source_root=root)
+        qd = config.strategy == "map-elites"
+        proposer = _llm(req, folder, resumed) or (QDTuner if qd else Tuner)(roots, source_root=root)
+        hooks = (QDProgress(req.progress),) if qd else ()
         return run_session(folder, spec, config, evaluator, proposer, retriever=retriever,
-                           profiler=profiler, progress=req.progress, resumed=resumed)
+                           profiler=profiler, progress=req.progress, resumed=resumed, extra_hooks=hooks)
 
 
 def _llm(req: OptimizeRequest, folder, resumed: bool):
@@ -54,6 +58,42 @@ def _llm(req: OptimizeRequest, folder, resumed: bool):
     api_base = req.api_base or (recorded.get("api_base") if model == recorded.get("model") else None)
     client = LiteLLMClient(model, api_base, timeout_s=req.llm_timeout_s)
     return LLMProposer(client, CallLog(folder.llm_dir))
+
+
+def _check_search(config) -> None:
+    """Bad --strategy or map-elites settings exit 2 before anything is created."""
+    if config.strategy not in ("greedy", "map-elites"):
+        raise InputError(f"--strategy must be greedy or map-elites, not {config.strategy!r}")
+    if config.strategy == "map-elites":
+        from aka.agent.qd.config import QDConfig
+
+        QDConfig.from_dict(config.search)
+
+
+class QDProgress:
+    """Map-elites lines on stderr: each archive filing, migration and prompt version."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+
+    def emit(self, kind: str, data: dict) -> None:
+        if not self.enabled:
+            return
+        import sys
+
+        text = ""
+        if kind == "archive":
+            a = data.get("archive") or {}
+            text = (f"   archive island {data['island']}: {data['cell']} {data.get('verdict', '')}"
+                    f" ({a.get('cells', 0)} cells filled)")
+        elif kind == "migrate":
+            moved = [m for m in data.get("moves", []) if m["verdict"] in ("new cell", "replaced")]
+            text = f"   migration after generation {data['generation']}: {len(moved)} elite(s) moved"
+        elif kind == "prompt":
+            text = (f"   prompt {data['created']} ({data.get('origin') or 'rewrite of ' + str(data.get('section'))})"
+                    if data.get("created") else f"   prompt rewrite failed: {data.get('failure')}")
+        if text:
+            print(f"aka: {text}", file=sys.stderr, flush=True)
 
 
 def _check_shapes(spec, shapes) -> None:

@@ -50,6 +50,14 @@ def optimize_command(
                                              help="Stop once the model calls used this many tokens."),
     llm_timeout: float = typer.Option(600.0, "--llm-timeout", min=1.0,
                                       help="Seconds one model call may take before it is retried."),
+    strategy: str = typer.Option("greedy", "--strategy", help="greedy (the measure-revise loop) or map-elites "
+                                                              "(a quality-diversity archive; docs/map-elites.md)."),
+    islands: Optional[int] = typer.Option(None, "--islands", help="map-elites: separate archives (default 2)."),
+    migrate_every: Optional[int] = typer.Option(None, "--migrate-every",
+                                                help="map-elites: generations between migrations (default 3)."),
+    rewrite_every: Optional[int] = typer.Option(None, "--rewrite-every",
+                                                help="map-elites with --model: generations between meta-prompt "
+                                                     "rewrites (default 3)."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON document instead of tables."),
 ) -> None:
     """Optimize OP: exit 0 when the session ends with a correct, honest kernel, 1 when it found none,
@@ -67,9 +75,13 @@ def optimize_command(
             raise typer.BadParameter(f"--kb must be auto, chroma, memory or none, not {kb!r}")
         if api_base and not model and not resume:
             raise typer.BadParameter("--api-base needs --model (the model the endpoint serves)")
+        search = {k: v for k, v in (("islands", islands), ("migrate_every", migrate_every),
+                                    ("rewrite_every", rewrite_every)) if v is not None}
+        if search and strategy != "map-elites":
+            raise typer.BadParameter(f"--{next(iter(search)).replace('_', '-')} goes with --strategy map-elites")
         config = LoopConfig(iterations=iterations or LoopConfig.iterations, time_limit_min=time_limit, target_sol=target_sol, stall=stall,
                             max_dropouts=max_dropouts, seed=seed, shapes=tuple(shape or ()),
-                            max_cost_usd=max_cost, max_tokens=max_tokens)
+                            max_cost_usd=max_cost, max_tokens=max_tokens, strategy=strategy, search=search)
         req = OptimizeRequest(op=str(op) if op else "", config=config, sessions_dir=sessions_dir, resume=resume,
                               device=device, kb=kb, kb_dir=kb_dir, embedder=embedder, kernel_roots=tuple(kernels or ()), reps=reps,
                               timeout_s=eval_timeout, model=model, api_base=api_base, llm_timeout_s=llm_timeout,

@@ -12,10 +12,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from aka.propose.directive import directive_section
 from aka.spec.memory import ProposalContext
 
 CAPS = {"reference": 6000, "incumbent": 12000, "feedback": 5000, "last_source": 12000, "profile": 3000,
-        "snippet": 1500, "knowledge": 7000, "memory": 5000}
+        "snippet": 1500, "knowledge": 7000, "memory": 5000, "inspiration": 4000, "inspirations": 9000}
 """Characters per section (a longer text keeps its head and says how much was cut)."""
 
 CONTRACT = """\
@@ -41,9 +42,55 @@ The candidate contract (docs/op-spec.md, docs/honesty.md):
 - Tunable constants: module-level `NAME = value` assignments (e.g. BLOCK_N = 1024). You may declare
   them in a module docstring with YAML front matter (`params: {BLOCK_N: {values: [...], default: ...}}`)."""
 
-SYSTEM = ("You are a GPU kernel engineer. You write faster, correct Triton kernels for one PyTorch operator, "
-          "one candidate file per reply. The harness, not you, decides what is correct and what is faster; "
-          "its feedback below is exact.\n\n" + CONTRACT)
+ROLE = ("You are a GPU kernel engineer. You write faster, correct Triton kernels for one PyTorch operator, "
+        "one candidate file per reply. The harness, not you, decides what is correct and what is faster; "
+        "its feedback below is exact.")
+
+SECTIONS = {
+    "philosophy": """\
+Optimization philosophy:
+- Correct on every shape first; a fast wrong kernel is worth nothing.
+- Find the limit before optimizing: most operators here are memory-bound, so the bytes moved are the budget.
+  Read and write each byte once, keep intermediates in registers, fuse every step into one kernel.
+- Change one idea at a time and say which bottleneck it addresses; the measurements decide.""",
+    "strategies": """\
+Strategies that pay off, roughly in order of reach:
+- Memory: contiguous blocks along the fastest dimension; eviction hints (evict_first for data read once);
+  operand tiles staged on chip (tl.dot); software pipelining (num_stages > 1) or TMA on sm90.
+- Compute: fuse the passes into one kernel; read the input once (whole rows in registers, online softmax,
+  Welford); use tl.dot tiles where the operator has a reduction that maps to a matrix product.
+- Parallelism: one row per program for long rows; several rows per program for short rows; a persistent
+  grid (programs = SMs x k, grid-stride loop) for many small tiles; split the reduction across programs
+  (split-K / split-row) when there are too few rows to fill the GPU (decode shapes).
+- Tune BLOCK sizes and num_warps to the row length; specialize by shape bucket when decode and prefill differ.""",
+    "pitfalls": """\
+Pitfalls:
+- Masks on every load and store of a tail; the hidden size need not be a power of two or a multiple of the block.
+- 32-bit offsets overflow past 2^31 elements: cast row indices to int64 for large tensors.
+- A block far larger than the row wastes registers and spills; too few warps for a large block stalls.
+- Accumulate in fp32 and cast at the store; subtract the row max before exp; never produce NaN from padding.""",
+    "profile": """\
+Reading the profile:
+- DRAM traffic against the compulsory bytes: above 1.0x means re-reads (a second sweep, spills, poor reuse).
+- Memory throughput near the peak with compulsory traffic: the kernel is at its limit; only fewer bytes help.
+- Long-scoreboard / memory-dependency stalls with low throughput: too few bytes in flight; more rows or
+  elements per program, larger blocks, pipelining.
+- A kernel time near the launch floor (a few microseconds): launch-bound; fewer launches, one program
+  handling more work, or a split across more programs for tiny decode shapes.""",
+}
+"""The system prompt's evolvable sections by name (meta-prompt evolution rewrites one at a time);
+the role and the candidate contract around them never change."""
+
+
+def system_prompt(sections: dict[str, str] | None = None) -> str:
+    """The system message: the role, the named sections (the defaults or an evolved version), the
+    candidate contract."""
+    chosen = sections if sections is not None else SECTIONS
+    body = [chosen[name].strip() for name in SECTIONS if chosen.get(name, "").strip()]
+    return "\n\n".join([ROLE, *body, CONTRACT])
+
+
+SYSTEM = system_prompt()
 
 
 def cap(text: str, limit: int) -> str:
@@ -55,9 +102,10 @@ def cap(text: str, limit: int) -> str:
 
 def build_messages(ctx: ProposalContext, reference_source: str) -> list[dict[str, str]]:
     """[system, user] for a fresh proposal from the context."""
-    parts = [operator_section(ctx, reference_source), incumbent_section(ctx), feedback_section(ctx),
-             profile_section(ctx), knowledge_section(ctx), memory_section(ctx), task_section(ctx)]
-    return [{"role": "system", "content": SYSTEM},
+    parts = [operator_section(ctx, reference_source), incumbent_section(ctx), directive_section(ctx, CAPS),
+             feedback_section(ctx), profile_section(ctx), knowledge_section(ctx), memory_section(ctx),
+             task_section(ctx)]
+    return [{"role": "system", "content": system_prompt(getattr(ctx, "system_sections", None))},
             {"role": "user", "content": "\n\n".join(p for p in parts if p)}]
 
 
@@ -103,7 +151,10 @@ def operator_section(ctx: ProposalContext, reference_source: str) -> str:
 def incumbent_section(ctx: ProposalContext) -> str:
     if ctx.incumbent is None:
         return "## Incumbent\nNone yet: the reference (eager PyTorch) is the baseline. Write a first correct kernel."
-    lines = [f"## Incumbent (the kernel to beat: {ctx.incumbent.name})", "```python",
+    directive = getattr(ctx, "directive", None)
+    title = (f"## Parent (the elite to start from: {ctx.incumbent.name}, cell {directive.parent_cell})"
+             if directive is not None and directive.parent else f"## Incumbent (the kernel to beat: {ctx.incumbent.name})")
+    lines = [title, "```python",
              cap(ctx.incumbent.materialize(), CAPS["incumbent"]).rstrip(), "```"]
     if ctx.incumbent_eval:
         lines.append(shape_table(ctx.incumbent_eval))
@@ -190,8 +241,9 @@ def task_section(ctx: ProposalContext) -> str:
         lines.append(f"Fresh start #{ctx.dropouts}: the last attempts brought no improvement. Try a clearly "
                      "different strategy from the memory above"
                      + (f" (move away from {', '.join(avoid)})" if avoid else "") + ".")
-    lines.append("Write the next candidate: " + ("a faster kernel than the incumbent" if ctx.incumbent
-                                                 else "a correct Triton kernel for the operator")
+    asked = ("what the search directive above asks" if getattr(ctx, "directive", None) is not None
+             else "a faster kernel than the incumbent" if ctx.incumbent else "a correct Triton kernel for the operator")
+    lines.append("Write the next candidate: " + asked
                  + ". First say in one or two sentences what you change and why it should be faster "
                    "(name the bottleneck it addresses), then give the complete file in one ```python block.")
     return "\n".join(lines)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from aka.replay import archive
 from aka.replay.load import SessionView
 from aka.replay.story import Step, diff, incumbent_before
 from aka.replay.text import shape_table
@@ -29,6 +30,8 @@ def sections(view: SessionView, step: Step, all_steps: list[Step]) -> list[tuple
         out.append(("memory records", memory(view, step)))
     if step.kind == "propose":
         out.append(("tuner parameter points", tuner_points(all_steps, step)))
+    if step.kind in ("select", "archive", "migrate", "prompt"):
+        out += search_sections(view, step)
     llm = [x for x in view.llm if _llm_matches(x, step, view)]
     if llm:
         out.append(("LLM request and reply", "\n\n".join(_llm(x) for x in llm)))
@@ -99,8 +102,27 @@ def tuner_points(all_steps: list[Step], upto: Step) -> str:
     return "\n".join(lines) or "(none)"
 
 
+def search_sections(view: SessionView, step: Step) -> list[tuple[str, str]]:
+    """Map-elites steps: the directive, the archive grid as of this step, a prompt version."""
+    out = []
+    if step.kind == "select":
+        out.append(("directive", json.dumps(step.data, indent=1, default=str)))
+    if step.kind == "prompt" and step.data.get("version"):
+        v = step.data["version"]
+        out.append((f"prompt version {v['id']}", "\n\n".join(f"[{k}]\n{t}" for k, t in v["sections"].items())))
+        if v.get("diff"):
+            out.append(("the model's search/replace blocks", v["diff"]))
+    grid = archive.rebuild(view, upto=step.seq)
+    if grid is not None:
+        out.append(("archive at this step", "\n".join(archive.render(grid))))
+    return out
+
+
 def _llm_matches(x: dict[str, Any], step: Step, view: SessionView) -> bool:
-    """An `llm/NNNN.json` call belongs to the propose step of the candidate taken from its reply."""
+    """An `llm/NNNN.json` call belongs to the propose step of the candidate taken from its reply
+    (a meta-prompt rewrite to its prompt step)."""
+    if step.kind == "prompt":
+        return step.data.get("llm_call") is not None and x.get("n") == step.data.get("llm_call")
     if step.kind != "propose" or not step.version:
         return False
     v = view.versions.get(step.version)

@@ -9,10 +9,11 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from aka.replay import archive
 from aka.replay.load import SessionView
 
-KINDS = ("config", "setup", "profile", "retrieve", "propose", "evaluate", "accept", "reflect", "decide",
-         "dropout", "stop", "resume", "error")
+KINDS = ("config", "setup", "profile", "retrieve", "select", "propose", "evaluate", "accept", "reflect", "archive",
+         "decide", "dropout", "migrate", "prompt", "stop", "resume", "error")
 STEP_FORMAT = "aka.replay/1"
 
 
@@ -162,9 +163,38 @@ def _error(d, _v):
     return f"error {d.get('type', '')}: {d.get('message', '')}"
 
 
+def _select(d, _v):
+    aim = f" toward {d['target']}" if d.get("target") else ""
+    parent = f" from {d['parent']} ({d.get('selection')})" if d.get("parent") else ""
+    return (f"island {d.get('island', '?')} generation {d.get('generation', '?')}: {d.get('mode', '?')}{parent}{aim}"
+            + (f", inspirations {', '.join(i['version'] for i in d['inspirations'])}" if d.get("inspirations") else "")
+            + (f", prompt {d['prompt']}" if d.get("prompt") else ""))
+
+
+def _archive(d, v):
+    a = d.get("archive") or {}
+    fit = f" fitness {d['fitness']:.3f}" if isinstance(d.get("fitness"), (int, float)) else ""
+    return (f"{v or d.get('version', '?')} -> island {d.get('island', '?')} {d.get('cell', '?')}{fit}: "
+            f"{d.get('verdict', '?')} ({a.get('cells', '?')} cells filled)")
+
+
+def _migrate(d, _v):
+    moved = [m for m in d.get("moves") or [] if m.get("verdict") in ("new cell", "replaced")]
+    return f"migration after generation {d.get('generation', '?')}: {len(moved)} of {len(d.get('moves') or [])} offered elite(s) moved"
+
+
+def _prompt(d, _v):
+    if d.get("failure"):
+        return f"prompt rewrite of '{d.get('section')}' in {d.get('parent')} failed: {d['failure']}"
+    if d.get("origin") == "seed":
+        return f"prompt {d.get('created')}: the seed system prompt"
+    return f"prompt {d.get('created')}: '{d.get('section')}' of {d.get('parent')} rewritten by the model"
+
+
 _TITLES = {"config": _config, "setup": _setup, "profile": _profile, "retrieve": _retrieve, "propose": _propose,
            "evaluate": _evaluate, "accept": _accept, "reflect": _reflect, "decide": _decide,
-           "dropout": _dropout, "stop": _stop, "resume": _resume, "error": _error}
+           "dropout": _dropout, "stop": _stop, "resume": _resume, "error": _error, "select": _select,
+           "archive": _archive, "migrate": _migrate, "prompt": _prompt}
 
 
 def incumbent_before(all_steps: list[Step], version: str) -> str | None:
@@ -189,7 +219,11 @@ def diff(view: SessionView, version: str, against: str | None) -> str:
 
 def document(view: SessionView) -> dict[str, Any]:
     """The `--json` document: the session's identity, what is missing, and the normalized steps."""
-    return {"format": STEP_FORMAT, "session": view.id, "path": str(view.root), "op": view.op,
-            "session_format": view.format, "device": view.device, "best": view.best,
-            "versions": sorted(view.versions), "problems": list(view.problems),
-            "events": [s.to_dict() for s in steps(view)]}
+    doc = {"format": STEP_FORMAT, "session": view.id, "path": str(view.root), "op": view.op,
+           "session_format": view.format, "device": view.device, "best": view.best,
+           "versions": sorted(view.versions), "problems": list(view.problems),
+           "events": [s.to_dict() for s in steps(view)]}
+    grid = archive.rebuild(view)
+    if grid is not None:
+        doc["archive"] = archive.document(grid)
+    return doc

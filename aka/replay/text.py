@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from aka.replay import archive
 from aka.replay.load import SessionView, Version
 from aka.replay.story import Step, steps
 from aka.spec.result import EvalResult
@@ -71,6 +72,9 @@ def render(view: SessionView) -> str:
         lines.append(f"  #{s.seq:<3} {s.time[11:19] if len(s.time) >= 19 else s.time:8}  {s.kind:<8}  {s.title}")
         lines += details(view, s)
     lines += ["", "Summary:"] + summary(view, all_steps)
+    grid = archive.rebuild(view)
+    if grid is not None:
+        lines += [""] + archive.render(grid)
     return "\n".join(lines) + "\n"
 
 
