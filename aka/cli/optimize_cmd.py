@@ -87,13 +87,31 @@ def optimize_command(
                               timeout_s=eval_timeout, model=model, api_base=api_base, llm_timeout_s=llm_timeout,
                               progress=not json_out, iterations_given=iterations is not None)
         outcome = run(req)
+    grid = _archive(outcome.session)
     if json_out:
         print_json({**outcome.summary, "ok": outcome.ok, "session": str(outcome.session.resolve()),
                     "best": outcome.best, "stop_reason": outcome.stop_reason, "iterations": outcome.iterations,
-                    **({"llm": outcome.llm} if outcome.llm else {})})
+                    **({"llm": outcome.llm} if outcome.llm else {}), **({"archive": grid} if grid else {})})
     else:
         _render(outcome)
+        if grid:
+            top = grid["best"] or {}
+            typer.echo(f"archive: {grid['cells']} cells on {len(grid['islands'])} islands, {grid['migrations']} "
+                       f"migrations, {len(grid['prompts'])} prompt versions; best elite {top.get('version')} "
+                       f"in {top.get('cell')} (aka replay SESSION --print shows the grid)")
     raise typer.Exit(0 if outcome.ok else 1)
+
+
+def _archive(session: Path) -> dict | None:
+    """A map-elites session's archive in brief (None for a greedy session)."""
+    from aka.replay import archive
+    from aka.replay.load import load
+
+    a = archive.rebuild(load(session))
+    if a is None:
+        return None
+    return {"cells": len(a.merged()), "islands": [len(c) for c in a.islands], "best": a.best(),
+            "migrations": len(a.migrations), "prompts": [p["id"] for p in a.prompts]}
 
 
 def _render(outcome) -> None:

@@ -43,7 +43,9 @@ def select(state: dict, deps: Deps) -> dict[str, Any]:
     reachable = None
     if hasattr(deps.proposer, "reachable"):
         reachable = deps.proposer.reachable(nodes.context(state, deps))
-    d = choose(islands, n, qd, deps.config.seed, state.get("selections", {}), reachable, _combine_due(state, qd, deps))
+    measured = frozenset(t["family"] for t in state.get("trials", []))
+    d = choose(islands, n, qd, deps.config.seed, state.get("selections", {}), reachable,
+               _combine_due(state, qd, deps), measured)
     if prompts:
         d.prompt = pop.sample(prompts, rng_for(deps.config.seed, n, "prompt"), qd.prompt_explore)
     if d.parent:

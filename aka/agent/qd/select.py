@@ -19,8 +19,11 @@ def rng_for(seed: int, n: int, salt: str = "") -> random.Random:
 
 
 def choose(islands: Islands, n: int, cfg: QDConfig, seed: int, selections: dict[str, int],
-           reachable: list[Cell] | None = None, combine: bool = False) -> Directive:
-    """The directive of proposal number N (0-based)."""
+           reachable: list[Cell] | None = None, combine: bool = False,
+           measured: frozenset[str] = frozenset()) -> Directive:
+    """The directive of proposal number N (0-based). REACHABLE: the cells the proposer can aim at
+    (the tuner's families x regions); MEASURED: the families already measured (a fill-empty move
+    prefers a cell of a family never tried)."""
     island, generation = n % len(islands), n // len(islands)
     cells = islands[island]
     rng = rng_for(seed, n)
@@ -31,7 +34,7 @@ def choose(islands: Islands, n: int, cfg: QDConfig, seed: int, selections: dict[
         return Directive(island, generation, "combine", "exploit", target="", parent=top["version"],
                          parent_cell=top["cell"], inspirations=inspirations(islands, top["cell"], top, cfg.inspirations))
     selection, parent = _parent(cells, rng, cfg, selections, island)
-    mode, target, axis = _target(parent["cell"], cells, rng, reachable)
+    mode, target, axis = _target(parent["cell"], cells, rng, reachable, measured)
     return Directive(island, generation, mode, selection, target=target, parent=parent["version"],
                      parent_cell=parent["cell"], axis=axis,
                      inspirations=inspirations(islands, target or parent["cell"], parent, cfg.inspirations))
@@ -49,8 +52,8 @@ def _parent(cells: dict[str, dict], rng: random.Random, cfg: QDConfig, selection
     return "uniform", cells[rng.choice(sorted(cells))]
 
 
-def _target(key: str, cells: dict[str, dict], rng: random.Random,
-            reachable: list[Cell] | None) -> tuple[str, str, str]:
+def _target(key: str, cells: dict[str, dict], rng: random.Random, reachable: list[Cell] | None,
+            measured: frozenset[str] = frozenset()) -> tuple[str, str, str]:
     """(mode, target cell key, axis) for a parent in cell KEY."""
     here = Cell.parse(key)
     names, weights = zip(*MODE_WEIGHTS)
@@ -73,9 +76,11 @@ def _target(key: str, cells: dict[str, dict], rng: random.Random,
             return mode, here.with_levels(raised).key, ""
     elif mode == "fill-empty":
         empty = _empty(key, cells, reachable)
-        if empty:
-            near = min(distance(key, c.key) for c in empty)
-            return mode, rng.choice(sorted(c.key for c in empty if distance(key, c.key) == near)), ""
+        fresh = [c for c in empty if c.niche and c.niche.rsplit("@", 1)[0] not in measured]
+        if fresh or (empty and reachable):                 # the proposer's own cells: any of them
+            return mode, rng.choice(sorted(c.key for c in fresh or empty)), ""
+        if empty:                                          # one step from the parent on a code axis
+            return mode, rng.choice(sorted(c.key for c in empty)), ""
     return "improve", key, ""
 
 
