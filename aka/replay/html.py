@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 import tempfile
 from pathlib import Path
 
+from aka.replay import archive
 from aka.replay.load import SessionView
 from aka.replay.story import Step, diff, incumbent_before, steps
 from aka.replay.text import header, shape_table, summary
@@ -23,6 +25,7 @@ tr.promoted td{background:#e8f7e8} tr.kind-dropout td{background:#fff3e0} tr.kin
 .add{color:#116611} .del{color:#aa1111} .hunk{color:#555}
 .problems{background:#fff8e1;border:1px solid #f0c36d;padding:.5em}
 img.plot{max-width:100%;border:1px solid #ddd;margin:.5em 0}
+table.grid{border-collapse:collapse;font-size:13px} table.grid td,table.grid th{border:1px solid #ccc;padding:3px 8px}
 """
 JS = """
 function filterKind(k){document.querySelectorAll('#timeline tbody tr').forEach(function(r){
@@ -42,7 +45,7 @@ def render(view: SessionView) -> str:
         parts.append("<div class='problems' id='problems'><b>Missing or unreadable</b> (shown as far as it goes)<ul>"
                      + "".join(f"<li>{e(p)}</li>" for p in view.problems) + "</ul></div>")
     parts += ["<h2>Summary</h2><pre>" + e("\n".join(summary(view, all_steps))) + "</pre>", _plots(view),
-              _timeline(all_steps), "<h2>Candidates</h2>"]
+              _archive(view), _timeline(all_steps), "<h2>Candidates</h2>"]
     parts += [_version(view, name, all_steps) for name in view.versions]
     parts.append("</body></html>")
     return "\n".join(parts)
@@ -78,6 +81,33 @@ def _weights(view: SessionView) -> dict[str, float]:
     except Exception:  # noqa: BLE001 - a moved or changed operator: equal weights
         return {}
     return {s.id: s.weight for s in spec.shapes + spec.cpu_shapes} if spec else {}
+
+
+def _archive(view: SessionView) -> str:
+    """A map-elites session's archive: one memory x compute table per island, then the prompt versions."""
+    a = archive.rebuild(view)
+    if a is None:
+        return ""
+    e = html.escape
+    out = ["<h2 id='archive'>Archive (map-elites)</h2><pre>" + e("\n".join(archive.render(a)[1:4])) + "</pre>"]
+    head = "".join(f"<th>{e(n)} ({i})</th>" for i, n in enumerate(archive.LEVELS["memory"]))
+    for i, cells in enumerate(a.islands):
+        rows = "".join("<tr><th>" + e(r[0]) + "</th>" + "".join(f"<td>{_links(x)}</td>" for x in r[1:]) + "</tr>"
+                       for r in archive.grid_rows(cells))
+        out.append(f"<h3>island {i} ({len(cells)} cells)</h3><table class='grid'><thead><tr><th>compute \\ memory"
+                   f"</th>{head}</tr></thead><tbody>{rows}</tbody></table>")
+    for p in a.prompts:
+        body = "".join(f"<h4>{e(k)}</h4><pre>{e(t)}</pre>" for k, t in p["sections"].items())
+        diff = f"<h4>the model's search/replace blocks</h4><pre>{e(p['diff'])}</pre>" if p.get("diff") else ""
+        out.append(f"<details class='prompt'><summary>prompt {e(p['id'])} ({e(p.get('origin', ''))}"
+                   + (f", rewrote {e(p['rewritten'])} of {e(str(p['parent']))}" if p.get("rewritten") else "")
+                   + f")</summary>{body}{diff}</details>")
+    return "\n".join(out)
+
+
+def _links(text: str) -> str:
+    """Grid text with each vNNN linked to its candidate's section."""
+    return re.sub(r"\b(v\d{3,})\b", r"<a href='#\1'>\1</a>", html.escape(text))
 
 
 def _timeline(all_steps: list[Step]) -> str:

@@ -11,6 +11,8 @@ from aka.agent.qd.archive import insert, migrate
 from aka.agent.qd.config import QDConfig
 from aka.agent.qd.select import choose, inspirations
 from aka.replay import archive as grid
+from aka.replay import details, html
+from aka.replay.story import steps
 from aka.replay.load import load
 from aka.sessions.journal import read_events
 from aka.spec.search import Cell, Elite
@@ -93,6 +95,11 @@ def test_the_archive_fills_over_generations_with_migrations(tmp_path):
     assert len(a.merged()) == cells[-1] and len(a.migrations) == kinds.count("migrate")
     text = "\n".join(grid.render(a))
     assert "compute \\ memory" in text and "island 1" in text and "filling: generation 0" in text
+    page = html.render(view)
+    assert page.count("<table class='grid'>") == 2 and "<a href='#v001'>v001</a>" in page
+    step = next(s for s in steps(view) if s.kind == "archive")
+    shown = details.text(view, step, steps(view))
+    assert "── archive at this step ──" in shown and "1 cell(s) filled" in shown
 
 
 def test_kill_9_then_resume_repeats_nothing_and_ends_where_an_uninterrupted_run_does(tmp_path):
