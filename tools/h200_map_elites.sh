@@ -5,7 +5,8 @@
 # printed last. Run from the repository root on the device machine, with the wheels in .whl/:
 #   bash tools/h200_map_elites.sh [ITERATIONS] [OP ...]      (defaults: 6; rmsnorm softmax silu_and_mul)
 # Budget (about 500 s): per session at most 1 minute (--time-limit), 3 shapes per operator (the
-# heaviest, a decode one kept), and at most 30 s of measuring per operator for the parameter table.
+# heaviest, a decode one kept); the parameter table compiled in 12 processes, then at most 40 s of
+# timing per operator.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 : "${OUT:?set OUT to the folder for the results}"
@@ -26,7 +27,7 @@ python3 tools/map_elites_bench.py "${ops[@]}" --iterations "$iters" --shapes-per
 rc1=$?
 echo "map-elites vs greedy: rc=$rc1 after $((SECONDS - t0)) s" | tee "$OUT/steps.txt"
 
-python3 tools/param_search_bench.py "${ops[@]}" --device cuda --max-configs 24 --time-budget 30 --seeds 5 \
+python3 tools/param_search_bench.py "${ops[@]}" --device cuda --max-configs 24 --time-budget 40 --jobs 12 --seeds 5 \
   --out "$OUT" > "$OUT/param_search.out" 2> "$OUT/param_search.err"
 rc2=$?
 echo "parameter search vs exhaustive: rc=$rc2 after $((SECONDS - t0)) s" | tee -a "$OUT/steps.txt"

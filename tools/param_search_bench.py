@@ -1,13 +1,14 @@
 """Template-parameter search by shape bucket against exhaustive search, on the CPU interpreter or a GPU.
 
     python tools/param_search_bench.py OP [OP ...] [--suite suites/llm-inference] [--device auto|cpu|cuda]
-        [--max-configs N] [--seeds 5] [--eps 0.02] [--tolerance 0.03] [--time-budget S] [--out DIR]
+        [--max-configs N] [--seeds 5] [--eps 0.02] [--tolerance 0.03] [--time-budget S] [--jobs 8] [--out DIR]
 
 Per operator:
 1. the exhaustive table: every configuration (eligible reference-kernel family x parameter point;
    with --max-configs a seeded sample that keeps each family's defaults) timed at every visible and
-   held-out shape, in this process (the shipped kernels are trusted; no sandbox); an output that
-   does not match the reference within the operator's tolerance counts as failed;
+   held-out shape, in this process (the shipped kernels are trusted; no sandbox), after --jobs
+   processes compiled them all (GPU); an output that does not match the reference within the
+   operator's tolerance counts as failed;
 2. the budget: evaluations (one configuration at every visible shape, as the harness judges one
    candidate) each search method needs until every visible shape has a configuration within --eps
    of the exhaustive best: exhaustive (the table's order), random (mean over --seeds), per-shape TPE
@@ -67,41 +68,85 @@ def configurations(spec, device: dict, max_configs: int | None, seed: int) -> tu
     return space, defaults, sources
 
 
-def measure(spec, space, sources, shapes, device: str, budget_s: float, log) -> tuple[dict, int]:
+def materialize(space, sources) -> list[tuple[str, Path]]:
+    """(config, file) for every configuration, written to a temporary folder."""
+    from aka.propose.buckets import key
+    from aka.spec.candidate import Candidate
+
+    workdir = Path(tempfile.mkdtemp(prefix="aka-param-bench-"))
+    out = []
+    for family in sorted(space):
+        for params in space[family]:
+            path = workdir / f"c{len(out):04d}.py"
+            path.write_text(Candidate(sources[family], params, "tuner", family).materialize())
+            out.append((key(family, params), path))
+    return out
+
+
+def warm(spec, files, shapes, jobs: int, log) -> None:
+    """Compile every configuration at every shape in JOBS processes first (Triton's on-disk cache
+    then serves the timing process), so the exhaustive table costs compile time / JOBS."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    t0 = time.monotonic()
+    chunks = [files[i::jobs] for i in range(jobs)]
+    with ProcessPoolExecutor(jobs, mp_context=get_context("spawn")) as pool:
+        list(pool.map(_warm_chunk, [(spec.to_dict(), [str(p) for _, p in c], [s.params for s in shapes])
+                                    for c in chunks if c]))
+    log(f"  compiled {len(files)} configurations in {jobs} processes in {time.monotonic() - t0:.0f} s")
+
+
+def _warm_chunk(job) -> None:
+    import torch
+
+    from aka.evaluate.correctness import build_pair
+    from aka.evaluate.loading import Operator, load_module
+
+    spec, paths, shapes = job
+    op = Operator(spec, "cuda", spec["dtype"])
+    for i, path in enumerate(paths):
+        try:
+            cls = load_module(path, f"warm{i}").ModelNew
+        except Exception:  # noqa: BLE001 - the timing pass records it
+            continue
+        for params in shapes:
+            try:
+                pair = build_pair(op, cls, params, seed=0)
+                with torch.no_grad():
+                    op.make_inputs(params, seed=0).call(pair.cand)
+                torch.cuda.synchronize()
+            except Exception:  # noqa: BLE001 - the timing pass records it
+                pass
+
+
+def measure(spec, files, shapes, device: str, budget_s: float, log) -> tuple[dict, int]:
     """The table: config -> shape -> µs (absent: failed or not reached); and the configs measured."""
     import torch
 
     from aka.evaluate.correctness import build_pair
     from aka.evaluate.loading import Operator, load_module
-    from aka.propose.buckets import key
-    from aka.spec.candidate import Candidate
 
     dtype = spec.dtype if device == "cuda" else "float32"
     op = Operator(spec.to_dict(), device, dtype)
     tol = spec.tolerance_for(dtype)
-    table, done, start = {}, 0, time.monotonic()
-    workdir = Path(tempfile.mkdtemp(prefix="aka-param-bench-"))
-    for family in sorted(space):
-        for params in space[family]:
-            if time.monotonic() - start > budget_s:
-                log(f"  time budget of {budget_s:.0f} s spent after {done} configurations")
-                return table, done
-            config = key(family, params)
-            path = workdir / f"c{done:04d}.py"
-            path.write_text(Candidate(sources[family], params, "tuner", family).materialize())
-            row = {}
-            try:
-                cls = load_module(str(path), f"bench{done}").ModelNew
-            except Exception as exc:  # noqa: BLE001 - a configuration that does not load is a failed row
-                log(f"  {config}: does not load ({type(exc).__name__})")
-                cls = None
-            for shape in shapes if cls is not None else ():
-                us = _time_one(op, cls, shape.params, tol, device, torch, build_pair)
-                if us is not None:
-                    row[shape.id] = us
-            table[config] = row
-            done += 1
-    return table, done
+    table, start = {}, time.monotonic()
+    for n, (config, path) in enumerate(files):
+        if time.monotonic() - start > budget_s:
+            log(f"  time budget of {budget_s:.0f} s spent after {n} configurations")
+            break
+        row = {}
+        try:
+            cls = load_module(str(path), f"bench{n}").ModelNew
+        except Exception as exc:  # noqa: BLE001 - a configuration that does not load is a failed row
+            log(f"  {config}: does not load ({type(exc).__name__})")
+            cls = None
+        for shape in shapes if cls is not None else ():
+            us = _time_one(op, cls, shape.params, tol, device, torch, build_pair)
+            if us is not None:
+                row[shape.id] = us
+        table[config] = row
+    return table, len(table)
 
 
 def _time_one(op, cls, params, tol, device, torch, build_pair) -> float | None:
@@ -258,7 +303,10 @@ def bench_op(name: str, args, device: str, log) -> dict:
         dev["arch"] = f"sm{major}{minor}"
     space, defaults, sources = configurations(spec, dev, args.max_configs, args.seed)
     t0 = time.monotonic()
-    table, done = measure(spec, space, sources, list(visible) + list(held), device, args.time_budget, log)
+    files = materialize(space, sources)
+    if device == "cuda" and args.jobs > 1:
+        warm(spec, files, list(visible) + list(held), args.jobs, log)
+    table, done = measure(spec, files, list(visible) + list(held), device, args.time_budget, log)
     space = {f: [p for p in pts if _k(f, p) in table] for f, pts in space.items()}
     space = {f: pts for f, pts in space.items() if pts and _k(f, defaults[f]) in table}
     table = {c: r for c, r in table.items() if c.split("|")[0] in space}
@@ -300,7 +348,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--eps", type=float, default=0.02)
     ap.add_argument("--tolerance", type=float, default=0.03)
-    ap.add_argument("--time-budget", type=float, default=600.0, help="seconds of measuring per operator")
+    ap.add_argument("--time-budget", type=float, default=600.0, help="seconds of timing per operator")
+    ap.add_argument("--jobs", type=int, default=8, help="processes compiling the configurations first (GPU)")
     ap.add_argument("--out", type=Path, default=Path("."))
     args = ap.parse_args(argv)
     for name in args.ops:
