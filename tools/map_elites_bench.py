@@ -1,7 +1,7 @@
 """Map-elites against the greedy loop at the same evaluation budget, with the embedded tuner.
 
     python tools/map_elites_bench.py OP [OP ...] [--suite suites/llm-inference] [--iterations 8]
-        [--shapes-per-op 3] [--time-limit MIN] [--reps 100] [--kb none] [--out DIR] [--sessions-dir DIR]
+        [--shapes-per-op 3] [--time-limit MIN] [--reps 100] [--kb none] [--profile] [--out DIR] [--sessions-dir DIR]
 
 Per operator, two `aka optimize OP --json` sessions with the same --iterations (candidates
 evaluated), seed and shapes: `--strategy greedy` and `--strategy map-elites`. With --shapes-per-op
@@ -46,7 +46,7 @@ def pick_shapes(op_dir: Path, k: int) -> list[str]:
 def run_session(op_dir: Path, strategy: str, shapes: list[str], args) -> dict:
     cmd = [sys.executable, "-m", "aka", "optimize", str(op_dir), "--strategy", strategy, "--iterations",
            str(args.iterations), "--kb", args.kb, "--sessions-dir", str(args.sessions_dir), "--reps", str(args.reps),
-           "--seed", str(args.seed), "--json"]
+           "--seed", str(args.seed), "--json"] + ([] if args.profile else ["--no-profile"])
     if args.kb == "memory":
         cmd += ["--embedder", "hash"]
     if args.time_limit:
@@ -122,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--kb", default="none", choices=("none", "memory"))
+    ap.add_argument("--profile", action="store_true", help="profile each new incumbent (the tuner never reads "
+                                                          "the profile; off by default to spend the time on candidates)")
     ap.add_argument("--out", type=Path, default=Path("."))
     ap.add_argument("--sessions-dir", type=Path, default=Path("sessions"))
     args = ap.parse_args(argv)

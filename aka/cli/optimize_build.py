@@ -9,7 +9,8 @@ from aka.sessions.run import (OptimizeRequest, Outcome, check_resume_op, load_ba
                               run_session)
 
 
-def run(req: OptimizeRequest) -> Outcome:
+def run(req: OptimizeRequest, profile: bool = True) -> Outcome:
+    """Build the parts and run (or resume) the session; PROFILE False runs without a profiler."""
     from aka.evaluate.evaluator import EvalOptions, Evaluator, detect_device
     from aka.evaluate.harness import HarnessEvaluator
     from aka.evaluate.pool import WorkerPool
@@ -36,7 +37,7 @@ def run(req: OptimizeRequest) -> Outcome:
         evaluator = HarnessEvaluator(Evaluator(pool), options)
         load_baselines(evaluator, folder)
         retriever = _retriever(req, root, roots)
-        profiler = None if evaluator.interpreter else _profiler()
+        profiler = None if evaluator.interpreter or not profile else _profiler()
         qd = config.strategy == "map-elites"
         proposer = _llm(req, folder, resumed) or (QDTuner if qd else Tuner)(roots, source_root=root)
         hooks = (QDProgress(req.progress),) if qd else ()

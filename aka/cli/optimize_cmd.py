@@ -58,6 +58,8 @@ def optimize_command(
     rewrite_every: Optional[int] = typer.Option(None, "--rewrite-every",
                                                 help="map-elites with --model: generations between meta-prompt "
                                                      "rewrites (default 3)."),
+    profile: bool = typer.Option(True, "--profile/--no-profile",
+                                 help="Profile each new incumbent with the platform's profiler (GPU)."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON document instead of tables."),
 ) -> None:
     """Optimize OP: exit 0 when the session ends with a correct, honest kernel, 1 when it found none,
@@ -86,7 +88,7 @@ def optimize_command(
                               device=device, kb=kb, kb_dir=kb_dir, embedder=embedder, kernel_roots=tuple(kernels or ()), reps=reps,
                               timeout_s=eval_timeout, model=model, api_base=api_base, llm_timeout_s=llm_timeout,
                               progress=not json_out, iterations_given=iterations is not None)
-        outcome = run(req)
+        outcome = run(req, profile=profile)
     grid = _archive(outcome.session)
     if json_out:
         print_json({**outcome.summary, "ok": outcome.ok, "session": str(outcome.session.resolve()),
