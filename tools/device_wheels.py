@@ -1,0 +1,95 @@
+"""Download the wheels a lent H200 lacks, at the versions this machine's tests ran with.
+
+  .venv/bin/python tools/device_wheels.py .whl            # the GPU path: eval, optimize, batch
+  .venv/bin/python tools/device_wheels.py .whl-llm --llm  # litellm and what it needs there
+
+Run it with the project's virtual environment: the closure of each root's requirements is read from
+the installed distributions' metadata (extras and other platforms' markers skipped), packages the
+device image already holds (the device tool's KINDS.md list, as of 2026-11-17) are left out, and
+each of the rest is fetched with `pip download --no-deps` for CPython 3.12 on x86-64 Linux at the
+version installed here. The device then installs them with
+`pip install --no-index --no-deps --target /tmp/site DIR/*.whl`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+GPU_ROOTS = ["pydantic", "langgraph", "langgraph-checkpoint-sqlite", "optuna", "rank-bm25"]
+LLM_ROOTS = ["litellm"]
+DEVICE_HAS = set("""
+absl-py accelerate aiofiles aiohappyeyeballs aiohttp aiosignal annotated-doc anyio attrs botorch build
+certifi charset-normalizer click cloudpickle colorama contourpy cycler filelock fonttools frozenlist
+fsspec grpcio h11 h5py hf-xet httpcore httpx huggingface-hub humanize hypothesis idna jinja2 joblib
+markdown markdown-it-py markupsafe matplotlib mdurl msgpack multidict networkx ninja numpy
+nvidia-ml-py packaging pandas pillow pip pluggy portalocker propcache protobuf psutil pygments
+pyparsing python-dateutil pyyaml regex requests rich safetensors scipy sentence-transformers
+setuptools shellingham simplejson six sympy tabulate tiktoken tokenizers torch tqdm transformers
+triton typer typing-inspect urllib3 uvloop werkzeug wheel wrapt xxhash yarl zipp
+""".split())
+PLATFORMS = ["manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_24_x86_64",
+             "manylinux_2_17_x86_64", "manylinux2014_x86_64", "manylinux1_x86_64"]
+MARKER_ENV = {"python_version": "3.12", "sys_platform": "linux", "platform_system": "Linux",
+              "platform_machine": "x86_64", "implementation_name": "cpython",
+              "platform_python_implementation": "CPython", "os_name": "posix", "extra": ""}
+
+
+def norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def applies(marker: str) -> bool:
+    """Evaluate a requirement's environment marker for the device (Python 3.12, Linux, no extra)."""
+    from packaging.markers import Marker
+
+    return Marker(marker).evaluate(MARKER_ENV)
+
+
+def closure(roots: list[str]) -> dict[str, str]:
+    """name -> installed version, for the roots and everything they require here."""
+    seen: dict[str, str] = {}
+    todo = [norm(r) for r in roots]
+    while todo:
+        name = todo.pop()
+        if name in seen or name in DEVICE_HAS:
+            continue
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            raise SystemExit(f"device_wheels: {name} is not installed in {sys.prefix}; "
+                             "run this with the project's .venv/bin/python") from None
+        seen[name] = dist.version
+        for req in dist.requires or []:
+            spec, _, marker = req.partition(";")
+            if marker.strip() and not applies(marker.strip()):
+                continue
+            todo.append(norm(re.split(r"[\s<>=!~\[(]", spec.strip(), maxsplit=1)[0]))
+    return seen
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("dest", type=Path)
+    parser.add_argument("--llm", action="store_true", help="litellm's closure instead of the GPU path's")
+    args = parser.parse_args()
+    wanted = closure(LLM_ROOTS if args.llm else GPU_ROOTS)
+    if args.llm:  # what the GPU-path folder already carries is not fetched twice
+        for name in closure(GPU_ROOTS):
+            wanted.pop(name, None)
+    args.dest.mkdir(parents=True, exist_ok=True)
+    platforms = [arg for p in PLATFORMS for arg in ("--platform", p)]
+    cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+           "--python-version", "3.12", "--implementation", "cp", *platforms, "-d", str(args.dest),
+           *[f"{name}=={version}" for name, version in sorted(wanted.items())]]
+    print(f"device_wheels: {len(wanted)} packages -> {args.dest}: "
+          + " ".join(f"{n}=={v}" for n, v in sorted(wanted.items())), file=sys.stderr)
+    return subprocess.call(cmd)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
