@@ -22,6 +22,9 @@ from pathlib import Path
 
 GPU_ROOTS = ["pydantic", "langgraph", "langgraph-checkpoint-sqlite", "optuna", "rank-bm25"]
 LLM_ROOTS = ["litellm"]
+LLM_UNUSED = {"boto3"}
+"""litellm requires boto3 (with botocore, 17 MB of wheel) but imports it only for AWS providers; aka
+talks to OpenAI-compatible endpoints on the device, and every megabyte counts against a call's 64 MiB."""
 DEVICE_HAS = set("""
 absl-py accelerate aiofiles aiohappyeyeballs aiohttp aiosignal annotated-doc anyio attrs botorch build
 certifi charset-normalizer click cloudpickle colorama contourpy cycler filelock fonttools frozenlist
@@ -50,13 +53,14 @@ def applies(marker: str) -> bool:
     return Marker(marker).evaluate(MARKER_ENV)
 
 
-def closure(roots: list[str]) -> dict[str, str]:
-    """name -> installed version, for the roots and everything they require here."""
+def closure(roots: list[str], skip: frozenset[str] = frozenset()) -> dict[str, str]:
+    """name -> installed version, for the roots and everything they require here (skip and what
+    only it requires left out)."""
     seen: dict[str, str] = {}
     todo = [norm(r) for r in roots]
     while todo:
         name = todo.pop()
-        if name in seen or name in DEVICE_HAS:
+        if name in seen or name in DEVICE_HAS or name in skip:
             continue
         try:
             dist = metadata.distribution(name)
@@ -77,7 +81,7 @@ def main() -> int:
     parser.add_argument("dest", type=Path)
     parser.add_argument("--llm", action="store_true", help="litellm's closure instead of the GPU path's")
     args = parser.parse_args()
-    wanted = closure(LLM_ROOTS if args.llm else GPU_ROOTS)
+    wanted = closure(LLM_ROOTS, frozenset(LLM_UNUSED)) if args.llm else closure(GPU_ROOTS)
     if args.llm:  # what the GPU-path folder already carries is not fetched twice
         for name in closure(GPU_ROOTS):
             wanted.pop(name, None)

@@ -12,6 +12,9 @@
 #   --only A,B        run only these problems (a suite of links to them under /tmp)
 #   --resume          continue the newest run under the sessions folder (its finished problems are
 #                     kept): a second call finishes what the budget cut off
+#   --ncu A,B         then Nsight Compute over these problems' candidates (a driver that builds the
+#                     inputs on the GPU), set against the batch's aka times: ncu.md, ncu/ncu.json
+#                     (the batch keeps --ncu-reserve seconds, default 60, back for it)
 #   --calibrate       aka doctor --calibrate first (launch-adjusted SOL; costs device time)
 #   --cpu-smoke       no GPU: the same steps on the suite at CPU sizes (tools/kernelbench_check.py
 #                     --small-suite, in $KB_SMALL_DIR when set, else a temporary folder) with
@@ -24,12 +27,14 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 T0=$(date +%s)
-budget=540 evt=180 only="" resume=0 calibrate=0 smoke=0
+budget=540 evt=180 only="" resume=0 calibrate=0 smoke=0 ncu="" ncu_reserve=60
 while [ $# -gt 0 ]; do
   case "$1" in
     --budget-s) budget="$2"; shift 2 ;;
     --eval-timeout) evt="$2"; shift 2 ;;
     --only) only="$2"; shift 2 ;;
+    --ncu) ncu="$2"; shift 2 ;;
+    --ncu-reserve) ncu_reserve="$2"; shift 2 ;;
     --resume) resume=1; shift ;;
     --calibrate) calibrate=1; shift ;;
     --cpu-smoke) smoke=1; shift ;;
@@ -93,6 +98,7 @@ else
        --eval-timeout "$evt" "${WHERE[@]}" --json)
 fi
 reserve=40                                # aka report, copies and the table after the batch
+[ -n "$ncu" ] && [ "$smoke" = 0 ] && reserve=$(( reserve + ncu_reserve ))
 left=$(( budget - $(elapsed) - reserve ))
 if [ "$left" -lt "${MIN_BATCH_S:-60}" ]; then
   echo "only ${left} s left of the ${budget} s budget for the batch: not starting it" >&2; exit 3
@@ -122,8 +128,18 @@ cp "$RUN/scoreboard.json" "$OUT/"
 for f in report.md report.html plots; do [ -e "$RUN/$f" ] && cp -r "$RUN/$f" "$OUT/"; done
 tar czf "$OUT/run.tgz" -C "$(dirname "$RUN")" "$(basename "$RUN")"
 "$PY" tools/kernelbench_check.py --batch-table "$RUN" > "$OUT/table.md"
+if [ -n "$ncu" ] && [ "$smoke" = 0 ]; then
+  nleft=$(( budget - $(elapsed) - 5 ))
+  if [ "$nleft" -ge 30 ]; then
+    "$PY" tools/kernelbench_check.py "$OUT/ncu" --ncu-against "$RUN" --only "$ncu" --budget-s "$nleft" \
+      > "$OUT/ncu.md" 2> "$OUT/ncu.log" || tail -5 "$OUT/ncu.log" >&2
+  else
+    echo "ncu: only ${nleft} s left, not run" > "$OUT/ncu.md"
+  fi
+fi
 echo "run $RUN, batch exit $rc, script wall $(elapsed) s (budget ${budget} s)"
 echo
 cat "$OUT/table.md"
+[ -f "$OUT/ncu.md" ] && { echo; cat "$OUT/ncu.md"; }
 [ "$rc" = 0 ] || [ "$rc" = 1 ] && exit "$rc"
 exit 1

@@ -489,8 +489,35 @@ def batch_rows(run: Path) -> list[dict[str, Any]]:
             "sol": (shape.get("roofline") or {}).get("sol"), "basis": (shape.get("roofline") or {}).get("basis"),
             "gb": ((shape.get("roofline") or {}).get("bytes") or 0) / GB or None,
             "max_rel_err": shape.get("max_rel_err"), "wall_s": rec.get("wall_s"),
+            "peak_gb": {k: v / GB for k, v in ((doc.get("device") or {}).get("peak_memory_bytes") or {}).items()
+                        if isinstance(v, (int, float))},
         })
     return rows
+
+
+def peaks(gb: dict[str, float]) -> str:
+    """aka's own peak device memory, judge / candidate process, in GB ("—" when not reported)."""
+    return " / ".join(fmt(gb.get(k), ".2f") for k in ("judge", "candidate")) if gb else "—"
+
+
+def ncu_against(run: Path, problems: list[str], timeout_s: float, out: Path | None) -> str:
+    """ncu over the driver for `problems`, set against the times a batch run's aka eval measured."""
+    by_op = {r["op"]: r for r in batch_rows(run)}
+    ncu = ncu_times(problems, timeout_s=timeout_s)
+    if out:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "ncu.json").write_text(json.dumps(ncu, indent=2, default=str))
+    lines = [f"ncu: `{ncu['_ncu']['command']}` (rc {ncu['_ncu']['rc']}, {ncu['_ncu']['wall_s']} s)", "",
+             "| problem | aka µs (timing) | ncu µs (median of " + str(NCU_ITERS) + ") | aka / ncu | driver max rel err "
+             "| peak GB judge / candidate | aka eval wall s |", "|---|---|---|---|---|---|---|"]
+    for prob in problems:
+        r, n = by_op.get(prob, {}), ncu.get(prob, {})
+        ratio = r["us"] / n["per_call_us"] if r.get("us") and n.get("per_call_us") else None
+        drv = n.get("driver") or {}
+        lines.append(f"| {prob} | {fmt(r.get('us'))} ({r.get('method') or 'n/a'}) | {fmt(n.get('per_call_us'))}"
+                     f"{' — ' + n['error'] if n.get('error') else ''} | {fmt(ratio, '.3f')} | "
+                     f"{fmt(drv.get('max_rel_err'), '.1e')} | {peaks(r.get('peak_gb') or {})} | {fmt(r.get('wall_s'))} |")
+    return "\n".join(lines)
 
 
 def batch_table(run: Path) -> str:
@@ -499,12 +526,12 @@ def batch_table(run: Path) -> str:
     if not board:
         return f"{run}: no scoreboard.json (no operator finished)"
     lines = [] if board.get("gpu") else ["CPU-interpreter wall times: not GPU performance", ""]
-    lines += ["| problem | verdict | µs | eager µs | compile µs | × eager | × compile | SOL bytes-only | GB | "
-             "max rel err | wall s |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines += ["| problem | verdict | µs | eager µs | compile µs | × eager | × compile | SOL bytes-only | GB moved | "
+              "peak GB judge / candidate | max rel err | wall s |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in batch_rows(run):
         lines.append(f"| {r['op']} | {r['verdict']} | {fmt(r['us'])} | {fmt(r['eager_us'])} | {fmt(r['compile_us'])} | "
                      f"{fmt(r['x_eager'], '.2f')} | {fmt(r['x_compile'], '.2f')} | {fmt(r['sol'], '.3f')} | "
-                     f"{fmt(r['gb'], '.2f')} | {fmt(r['max_rel_err'], '.1e')} | {fmt(r['wall_s'])} |")
+                     f"{fmt(r['gb'], '.2f')} | {peaks(r['peak_gb'])} | {fmt(r['max_rel_err'], '.1e')} | {fmt(r['wall_s'])} |")
     geo = board.get("geomean_speedup") or {}
     fast = board.get("fast_p") or {}
     lines += ["", f"- operators: {board.get('operators')} ({board.get('done')} done, {board.get('errored')} "
@@ -536,6 +563,8 @@ def main() -> None:
     ap.add_argument("--budget-s", type=float, default=470.0, help="wall-clock budget of the whole check")
     ap.add_argument("--eval-timeout-s", type=float, default=200.0, help="time limit of one aka eval")
     ap.add_argument("--ncu-reserve-s", type=float, default=60.0, help="time kept back for the ncu step")
+    ap.add_argument("--ncu-against", type=Path, metavar="RUN", help="only ncu over the --only problems, set "
+                                                                     "against a batch run's aka times (OUT_DIR optional)")
     ap.add_argument("--driver", default="", help=argparse.SUPPRESS)
     ap.add_argument("--iters", type=int, default=NCU_ITERS, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -546,6 +575,13 @@ def main() -> None:
         print(batch_table(args.batch_table))
         return
     known = problems()
+    if args.ncu_against:
+        chosen = [p for p in args.only.split(",") if p and p != "all"] or list(CHECKED)
+        unknown = set(chosen) - set(known)
+        if unknown:
+            ap.error(f"unknown problem(s) {sorted(unknown)}; known: {', '.join(known)}")
+        print(ncu_against(args.ncu_against, chosen, args.budget_s, args.out))
+        return
     every = not args.only or args.only == "all"
     chosen = [p for p in args.only.split(",") if p] if not every else (
         known if args.only == "all" or args.dry_run or args.small_suite else list(CHECKED))
