@@ -6,8 +6,8 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import Mapping, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,8 @@ from aka.knowledge.retrieve import HybridSearch
 FORMAT = 1
 """Index layout version; an index with another one must be rebuilt."""
 MANIFEST = "aka-kb.json"
+MANIFEST_TMP = f".{MANIFEST}.tmp"
+"""The manifest's next version, written under the write lock and renamed over the manifest."""
 LOCK = "write.lock"
 EMBED_BATCH = 256
 REBUILD = "run `aka kb rebuild` to rebuild it"
@@ -31,6 +33,8 @@ class ChromaKnowledgeBase(HybridSearch):
 
     The folder holds Chroma's files, `aka-kb.json` (format, embedder, generation, ingested roots)
     and `write.lock`. Opening a folder that does not exist creates nothing until the first write.
+    Every write holds the lock and starts from the manifest on disk, so processes that open the
+    same new folder at once create it once and keep each other's roots.
     """
 
     def __init__(self, path: str | Path | None = None, embedder: Embedder | None = None,
@@ -42,11 +46,22 @@ class ChromaKnowledgeBase(HybridSearch):
             raise KnowledgeError(f"{self.path}: the index was built with embedder {found['embedder']!r}, "
                                  f"not {embedder.name!r}; open it without choosing one, or {REBUILD} "
                                  f"with --embedder {embedder.name}")
+        self._chosen = embedder is not None
         self.embedder = embedder or make_embedder(found["embedder"] if found else DEFAULT_EMBEDDER)
         self._manifest = found or {"format": FORMAT, "embedder": self.embedder.name,
                                    "dim": self.embedder.dim, "generation": 0, "roots": {}}
         self._client = None
         self._lock = None
+
+    def _adopt(self, found: dict[str, Any]) -> None:
+        """Take the manifest another process wrote since this store was opened."""
+        if found["embedder"] != self.embedder.name:
+            if self._chosen:
+                raise KnowledgeError(f"{self.path}: another process created the index with embedder "
+                                     f"{found['embedder']!r}, not {self.embedder.name!r}; open it without "
+                                     f"choosing one, or {REBUILD} with --embedder {self.embedder.name}")
+            self.embedder = make_embedder(found["embedder"])
+        self._manifest = found
 
     # -- plumbing -------------------------------------------------------------------------
     def _exists(self) -> bool:
@@ -56,6 +71,9 @@ class ChromaKnowledgeBase(HybridSearch):
         if layer not in LAYERS:
             raise ValueError(f"unknown layer {layer!r} (known: {', '.join(LAYERS)})")
         if self._client is None:
+            found = read_manifest(self.path)
+            if found:
+                self._adopt(found)  # another process may have created the folder since we opened it
             self._client = _open_client(self.path)
         return self._client.get_or_create_collection(
             f"aka-{layer}", embedding_function=None, configuration={"hnsw": {"space": "cosine"}})
@@ -71,12 +89,21 @@ class ChromaKnowledgeBase(HybridSearch):
             return 0
 
     def write_lock(self) -> AbstractContextManager:
+        return self._locked()
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
         if self._lock is None:
             from filelock import FileLock
 
             self.path.mkdir(parents=True, exist_ok=True)
             self._lock = FileLock(str(self.path / LOCK), timeout=self.lock_timeout)
-        return self._lock
+        with self._lock:
+            if self._lock.lock_counter == 1:  # outermost: other writers may have changed the manifest
+                found = read_manifest(self.path)
+                if found:
+                    self._adopt(found)
+            yield
 
     # -- the KnowledgeBase contract --------------------------------------------------------
     def put(self, layer: str, docs: Mapping[str, Sequence[Chunk]]) -> None:
@@ -160,11 +187,12 @@ def read_manifest(path: Path) -> dict[str, Any] | None:
         raise KnowledgeError(f"{path}: is a file, not a knowledge-base folder")
     file = path / MANIFEST
     if not file.is_file():
-        leftovers = [p.name for p in path.iterdir() if p.name != LOCK] if path.is_dir() else []
-        if leftovers:
-            raise KnowledgeError(f"{path}: holds files ({', '.join(sorted(leftovers)[:3])}) but no {MANIFEST}; "
-                                 f"it is not an index of this aka version; {REBUILD}")
-        return None
+        leftovers = sorted(_foreign(path)) if path.is_dir() else []
+        if MANIFEST not in leftovers:  # else another process created it since is_file()
+            if leftovers:
+                raise KnowledgeError(f"{path}: holds files ({', '.join(leftovers[:3])}) but no {MANIFEST}; "
+                                     f"it is not an index of this aka version; {REBUILD}")
+            return None
     try:
         data = json.loads(file.read_text())
         fmt = data.get("format")
@@ -177,9 +205,15 @@ def read_manifest(path: Path) -> dict[str, Any] | None:
     return data
 
 
+def _foreign(path: Path) -> set[str]:
+    """Names in an index folder other than the lock and a manifest being written."""
+    return {p.name for p in path.iterdir()} - {LOCK, MANIFEST_TMP}
+
+
 def _write_manifest(path: Path, data: dict[str, Any]) -> None:
+    """Replace the manifest atomically; callers hold the write lock, so one writer uses the tmp."""
     path.mkdir(parents=True, exist_ok=True)
-    tmp = path / f".{MANIFEST}.{os.getpid()}.tmp"
+    tmp = path / MANIFEST_TMP
     tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
     os.replace(tmp, path / MANIFEST)
 
@@ -192,7 +226,7 @@ def wipe(path: str | Path | None = None, *, lock_timeout: float = 300.0) -> dict
     folder = default_kb_dir(path)
     if not folder.exists():
         return {}
-    names = {p.name for p in folder.iterdir()} - {LOCK}
+    names = _foreign(folder)
     if names and not names & {MANIFEST, "chroma.sqlite3"}:
         raise KnowledgeError(f"{folder}: does not look like a knowledge-base folder; refusing to delete it")
     try:

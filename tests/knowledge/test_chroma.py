@@ -8,7 +8,7 @@ import pytest
 
 from aka.errors import KnowledgeError
 from aka.knowledge import ChromaKnowledgeBase, HashEmbedder, MiniLMEmbedder, ingest
-from aka.knowledge.chroma import LOCK, MANIFEST, wipe
+from aka.knowledge.chroma import LOCK, MANIFEST, MANIFEST_TMP, wipe
 from aka.knowledge.paths import default_kb_dir
 
 
@@ -40,6 +40,28 @@ def test_incompatible_index_says_rebuild(tmp_path, manifest):
         ChromaKnowledgeBase(folder, HashEmbedder())
     wipe(folder)
     assert ChromaKnowledgeBase(folder, HashEmbedder()).count() == 0
+
+
+def test_a_folder_another_process_is_creating_is_not_foreign(tmp_path):
+    folder = tmp_path / "kb"
+    folder.mkdir()
+    (folder / LOCK).write_text("")
+    (folder / MANIFEST_TMP).write_text('{"format": 1')  # its manifest, half written
+    assert ChromaKnowledgeBase(folder, HashEmbedder()).count() == 0
+    (folder / "notes.txt").write_text("mine")
+    with pytest.raises(KnowledgeError, match="notes.txt"):
+        ChromaKnowledgeBase(folder, HashEmbedder())
+
+
+def test_stores_opened_before_the_folder_existed_share_it(tmp_path, docs_tree):
+    first, second = ChromaKnowledgeBase(tmp_path / "kb", HashEmbedder()), ChromaKnowledgeBase(tmp_path / "kb")
+    (docs_tree / "more").mkdir()
+    (docs_tree / "more" / "extra.md").write_text("# Extra\nfiller text\n")
+    ingest(first, [docs_tree / "knowledge"], root=docs_tree)
+    ingest(second, [docs_tree / "more"], layer="docs", root=docs_tree)
+    assert second.embedder.name == "hash-bow"  # taken from the index `first` created
+    assert ChromaKnowledgeBase(tmp_path / "kb").roots == {"docs": [str(docs_tree / "knowledge"),
+                                                                   str(docs_tree / "more")]}
 
 
 def test_wipe_refuses_a_folder_that_is_not_an_index(tmp_path):
