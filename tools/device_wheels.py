@@ -2,6 +2,11 @@
 
   .venv/bin/python tools/device_wheels.py .whl            # the GPU path: eval, optimize, batch
   .venv/bin/python tools/device_wheels.py .whl-llm --llm  # litellm and what it needs there
+  .venv/bin/python tools/device_wheels.py .whl-llm --llm --with-gpu-path   # both in one call's 64 MiB
+
+--with-gpu-path adds the GPU path's wheels to the LLM folder, less those only optuna's database
+storage and langsmith's trace compression import (sqlalchemy, alembic, mako, zstandard: 10.6 MB that
+aka never loads), so one call carries everything the LLM session needs (about 55 MB).
 
 Run it with the project's virtual environment: the closure of each root's requirements is read from
 the installed distributions' metadata (extras and other platforms' markers skipped), packages the
@@ -23,6 +28,7 @@ from pathlib import Path
 GPU_ROOTS = ["pydantic", "langgraph", "langgraph-checkpoint-sqlite", "optuna", "rank-bm25"]
 LLM_ROOTS = ["litellm"]
 LLM_UNUSED = {"boto3"}
+LEAN_UNUSED = {"sqlalchemy", "alembic", "mako", "zstandard"}
 """litellm requires boto3 (with botocore, 17 MB of wheel) but imports it only for AWS providers; aka
 talks to OpenAI-compatible endpoints on the device, and every megabyte counts against a call's 64 MiB."""
 DEVICE_HAS = set("""
@@ -46,16 +52,30 @@ def norm(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def applies(marker: str) -> bool:
-    """Evaluate a requirement's environment marker for the device (Python 3.12, Linux, no extra)."""
+def applies(marker: str, extra: str = "") -> bool:
+    """Evaluate a requirement's environment marker for the device (Python 3.12, Linux, `extra`)."""
     from packaging.markers import Marker
 
-    return Marker(marker).evaluate(MARKER_ENV)
+    return Marker(marker).evaluate({**MARKER_ENV, "extra": extra})
+
+
+def _extra_requirements(name: str, extras: set[str]) -> list[str]:
+    """What `name`'s extras add (e.g. httpx[http2] -> h2), for a package the device already has."""
+    try:
+        reqs = metadata.distribution(name).requires or []
+    except metadata.PackageNotFoundError:
+        return []
+    out = []
+    for req in reqs:
+        spec, _, marker = req.partition(";")
+        if "extra" in marker and any(applies(marker.strip(), e) for e in extras):
+            out.append(norm(re.match(r"\s*([A-Za-z0-9._-]+)", spec).group(1)))
+    return out
 
 
 def closure(roots: list[str], skip: frozenset[str] = frozenset()) -> dict[str, str]:
-    """name -> installed version, for the roots and everything they require here (skip and what
-    only it requires left out)."""
+    """name -> installed version, for the roots and everything they require here, extras named in a
+    requirement (httpx[http2]) included; skip, and what only it requires, left out."""
     seen: dict[str, str] = {}
     todo = [norm(r) for r in roots]
     while todo:
@@ -72,7 +92,10 @@ def closure(roots: list[str], skip: frozenset[str] = frozenset()) -> dict[str, s
             spec, _, marker = req.partition(";")
             if marker.strip() and not applies(marker.strip()):
                 continue
-            todo.append(norm(re.split(r"[\s<>=!~\[(]", spec.strip(), maxsplit=1)[0]))
+            m = re.match(r"\s*([A-Za-z0-9._-]+)\s*(?:\[([^\]]*)\])?", spec)
+            todo.append(norm(m.group(1)))
+            if m.group(2):        # the device may have httpx, but not what its http2 extra adds
+                todo += _extra_requirements(m.group(1), {x.strip() for x in m.group(2).split(",")})
     return seen
 
 
@@ -80,9 +103,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("dest", type=Path)
     parser.add_argument("--llm", action="store_true", help="litellm's closure instead of the GPU path's")
+    parser.add_argument("--with-gpu-path", action="store_true",
+                        help="with --llm: the GPU path's wheels too, less what aka never imports")
     args = parser.parse_args()
     wanted = closure(LLM_ROOTS, frozenset(LLM_UNUSED)) if args.llm else closure(GPU_ROOTS)
-    if args.llm:  # what the GPU-path folder already carries is not fetched twice
+    if args.llm and args.with_gpu_path:
+        wanted.update(closure(GPU_ROOTS, frozenset(LEAN_UNUSED)))
+    elif args.llm:  # what the GPU-path folder already carries is not fetched twice
         for name in closure(GPU_ROOTS):
             wanted.pop(name, None)
     args.dest.mkdir(parents=True, exist_ok=True)

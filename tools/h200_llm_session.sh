@@ -7,7 +7,9 @@
 #   bash tools/h200_llm_session.sh [ITERATIONS] [more `aka optimize` options...]
 #
 # On the device machine it first installs the carried wheels (.whl/, .whl-llm/; either may be
-# absent when an earlier call of a warm machine installed it into /tmp/site). Environment:
+# absent when an earlier call of a warm machine installed it into /tmp/site). Both together exceed a
+# call's 64 MiB: `tools/device_wheels.py .whl-llm --llm --with-gpu-path` builds one folder of about
+# 55 MB that carries everything (how the 2026-12-04 H200 session ran). Environment:
 #   OUT         where the results go (the device tool sets it; default /tmp/aka-llm-session)
 #   PYTHON      the interpreter (default python3)
 #   AKA_WHEELS  0: install nothing (a machine with everything installed, e.g. the CPU test)
