@@ -137,7 +137,8 @@ class Evaluator:
         if reply.get("died"):
             rej = [_locate(Rejection(reply["died"], reply.get("error", "")), base["candidate"])]
             return EvalResult(status=status_of(rej), rejections=rej, shapes=_unchecked(rows), notes=notes,
-                              log=reply.get("log", ""), wall_s=reply.get("wall_s", 0.0), **base)
+                              log=reply.get("log", ""), wall_s=reply.get("wall_s", 0.0),
+                              phases_s=dict(reply.get("phases_s") or {}), **base)
         _raise_fault(spec, reply)
         if not reply.get("ok"):
             raise WorkerError(f"evaluation worker failed: {reply.get('error')}\n{reply.get('traceback', '')}"
@@ -157,7 +158,8 @@ class Evaluator:
             notes.append("times are CPU-interpreter wall times, not GPU performance; roofline n/a")
         return EvalResult(status=status_of(rejections), rejections=rejections, shapes=shapes,
                           notes=notes + reply.get("notes", []), device=device,
-                          log=reply.get("log", ""), wall_s=reply.get("wall_s", 0.0), **base)
+                          log=reply.get("log", ""), wall_s=reply.get("wall_s", 0.0),
+                          phases_s=dict(reply.get("phases_s") or {}), **base)
 
     def _shape(self, spec: OpSpec, s: dict, device: dict) -> ShapeResult:
         res = ShapeResult(id=s["id"], params=s["params"], held_out=s["held_out"], correct=s.get("correct"),

@@ -24,8 +24,9 @@ import os
 import signal
 import stat
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import torch
 
@@ -85,6 +86,20 @@ class Remote:
     """The candidate's name for the user (its file); messages say it instead of the copy's path."""
     ended: str = ""
     seq: int = 0
+    clock: dict[str, float] = field(default_factory=dict)
+    """Seconds spent per phase: each command's round trip (the candidate's side, e.g. `call`,
+    `call-first` which compiles its kernels) and the judge's own steps (`judge-...`)."""
+
+    def tally(self, phase: str, seconds: float) -> None:
+        self.clock[phase] = self.clock.get(phase, 0.0) + seconds
+
+    @contextmanager
+    def timed(self, phase: str) -> Iterator[None]:
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.tally(phase, time.perf_counter() - t0)
 
     @property
     def path(self) -> str:
@@ -98,11 +113,14 @@ class Remote:
     def ask(self, cmd: str, **fields: Any) -> dict[str, Any]:
         """Send a command, wait for its reply; failures become CandidateFailed."""
         self.seq += 1
+        t0 = time.perf_counter()
         try:
             self.chan.send({"cmd": cmd, "seq": self.seq, **fields})
             reply = self.receive()
         except ChannelError as exc:
             raise self._lost(exc) from None
+        finally:
+            self.tally("call-first" if cmd == "call" and fields.get("trace") else cmd, time.perf_counter() - t0)
         if reply.get("operator_fault"):
             raise OperatorFailed(dict(reply["operator_fault"]))
         if not reply.get("ok"):
@@ -240,15 +258,18 @@ def run_eval(job: jobs.EvalJob) -> dict[str, Any]:
     from aka.evaluate.worker import device_info
 
     t_end = time.monotonic() + max(1.0, float(job.timeout_s) - 2.0)
+    t0 = time.perf_counter()
     remote = spawn(job, job.candidate, "cand", t_end)
+    remote.tally("judge-spawn", time.perf_counter() - t0)
     v = Verdicts()
     out: dict[str, Any] = {"ok": True, "kernels": []}
     try:
-        op = operator_of(job)
-        fp = _footprint(job, op)
-        if fp is not None and fp.too_large:
-            return {"ok": False, "too_large": fp.to_dict()}
-        out["device"] = device_info(job.device)
+        with remote.timed("judge-operator"):
+            op = operator_of(job)
+            fp = _footprint(job, op)
+            if fp is not None and fp.too_large:
+                return {"ok": False, "too_large": fp.to_dict()}
+            out["device"] = device_info(job.device)
         try:
             loaded = remote.ask("load", spec=job.spec, device=job.device, dtype=job.dtype,
                                 candidate=remote.path, memory_fraction=_share(job, fp))
@@ -267,7 +288,10 @@ def run_eval(job: jobs.EvalJob) -> dict[str, Any]:
         v.reject(exc.rule, exc.message)
         return _reply(out, v, remote, None)
     finally:
-        remote.close()
+        with remote.timed("judge-close"):
+            remote.close()
+        remote.tally("judge-total", time.perf_counter() - t0)     # the rest, not disjoint: all of run_eval
+        out["phases_s"] = {k: round(t, 4) for k, t in remote.clock.items()}
         if job.device == "cuda":
             warm_utilities()
 
@@ -406,11 +430,13 @@ def _forward(op: Operator, model: torch.nn.Module, inputs: Inputs) -> Any:
 def _check_shape(op: Operator, remote: Remote, i: int, params: dict, seed: int, trials: int,
                  tol: Tolerance, mutates: tuple[str, ...], kernels: set[str], row: dict) -> tuple[str, str] | None:
     """(rule, detail) of the first failure at one shape, or None."""
-    model = _guard(op, "init", lambda: op.build(params, seed))   # the candidate gets its weights
+    with remote.timed("judge-build"):
+        model = _guard(op, "init", lambda: op.build(params, seed))   # the candidate gets its weights
     worst = [0.0, 0.0]
     t = 0
     while t < trials:
-        ref_out, ref_mut, pristine, ref_alias = _reference(op, model, params, seed + t, mutates)
+        with remote.timed("judge-reference"):
+            ref_out, ref_mut, pristine, ref_alias = _reference(op, model, params, seed + t, mutates)
         if t == 0:                                  # the reference works: now the candidate
             remote.ask("build", shape=i, params=params, seed=seed)
             row["bytes_io"] = bytes_of(pristine, model, ref_out)
@@ -459,8 +485,10 @@ def _observations(seen: dict[str, Any], ref_alias: set[str]) -> tuple[str, str] 
 
 def _judge_output(op: Operator, remote: Remote, name: str, ref_out: Any, ref_mut: dict, tol: Tolerance,
                   label: str, worst: list[float], poisoned: bool = True) -> tuple[str, str] | None:
-    got, got_mut = _collect(op, remote, name, ref_out, ref_mut)
-    m = cmp.compare(got, ref_out, tol.atol, tol.rtol, poisoned=poisoned, per_path=tol.outputs)
+    with remote.timed("judge-handover"):
+        got, got_mut = _collect(op, remote, name, ref_out, ref_mut)
+    with remote.timed("judge-compare"):
+        m = cmp.compare(got, ref_out, tol.atol, tol.rtol, poisoned=poisoned, per_path=tol.outputs)
     del got
     if not m.ok:
         return MISMATCH_RULES.get(m.kind, "wrong-output"), f"{label} candidate call: {m.detail}"
@@ -496,9 +524,11 @@ def _nbytes(value: Any) -> int:
 def _refill(op: Operator, model: torch.nn.Module, remote: Remote, i: int, params: dict, seed: int,
             tol: Tolerance, mutates: tuple[str, ...]) -> tuple[str, str] | None:
     """The same input buffers refilled with new values must give the new answer."""
-    ref_out, ref_mut, _, _ = _reference(op, model, params, seed, mutates)
+    with remote.timed("judge-reference"):
+        ref_out, ref_mut, _, _ = _reference(op, model, params, seed, mutates)
     remote.ask("call", shape=i, params=params, seed=seed, refill_seed=seed, name="refill", mutates=list(mutates))
-    got, _ = _collect(op, remote, "refill", ref_out, ref_mut)
+    with remote.timed("judge-handover"):
+        got, _ = _collect(op, remote, "refill", ref_out, ref_mut)
     m = cmp.compare(got, ref_out, tol.atol, tol.rtol, per_path=tol.outputs)
     if not m.ok:
         return ("stale-output", "the same input buffers refilled with new values gave a wrong output "
@@ -521,7 +551,8 @@ def _ghost(op: Operator, remote: Remote, i: int, params: dict, seed: int, tol: T
             raise
         return None                               # breaking without its kernels is fine
     ref_out = prefix(ref_out, GHOST_PREFIX)
-    got, got_mut = _collect(op, remote, "ghost", ref_out, ref_mut)
+    with remote.timed("judge-handover"):
+        got, got_mut = _collect(op, remote, "ghost", ref_out, ref_mut)
     same = cmp.compare((got, [got_mut.get(m) for m in ref_mut]), (ref_out, list(ref_mut.values())),
                        tol.atol, tol.rtol)
     if same.ok:
@@ -565,8 +596,9 @@ def _time_all(job: jobs.EvalJob, op: Operator, remote: Remote, kernels: set[str]
         row["time"] = timing
         row["baselines"] = {}
         if baselines:
-            row["baselines"] = time_baselines(op, row["params"], seed, row.get("bytes_io", 0), baselines,
-                                              gpu, int(job.reps), timing["method"] if gpu else None)
+            with remote.timed("judge-baselines"):
+                row["baselines"] = time_baselines(op, row["params"], seed, row.get("bytes_io", 0), baselines,
+                                                  gpu, int(job.reps), timing["method"] if gpu else None)
 
 
 def _sets(gpu: bool, bytes_io: int) -> int:
@@ -619,6 +651,7 @@ def cross_check(remote: Remote, i: int, params: dict, seed: int, timing: dict[st
     if not gpu:
         n = int(min(n, 5))
     rtt = _round_trip(remote)
+    t_batch = time.perf_counter()
     try:
         remote.seq += 1
         remote.chan.send({"cmd": "batch", "seq": remote.seq, "shape": i, "params": params, "seed": seed, "n": n})
@@ -631,6 +664,8 @@ def cross_check(remote: Remote, i: int, params: dict, seed: int, timing: dict[st
         window_us = (time.perf_counter() - t0) * 1e6
     except ChannelError as exc:
         raise remote._lost(exc) from None
+    finally:
+        remote.tally("batch", time.perf_counter() - t_batch)
     if not done.get("ok"):
         raise _as_failure(done)
     per_call = max(window_us - rtt, 0.0) / n

@@ -165,8 +165,9 @@ def main() -> None:
     import torch  # noqa: F401 - preload: children fork with torch and triton already imported
     import triton  # noqa: F401
 
-    import aka.evaluate.worker  # noqa: F401
+    import aka.evaluate.worker
 
+    aka.evaluate.worker.prewarm()
     proto.write(json.dumps({"ready": True, "pid": os.getpid()}) + "\n")
     for line in sys.stdin:
         if not line.strip():

@@ -199,6 +199,8 @@ class Reply:
     traceback: str = ""
     log: str = ""
     wall_s: float = 0.0
+    phases_s: dict[str, float] = field(default_factory=dict)
+    """Eval: seconds per phase on the judge's clock (see EvalResult.phases_s)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"format": JOB_FORMAT, **asdict(self)}

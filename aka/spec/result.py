@@ -135,6 +135,11 @@ class EvalResult:
     log: str = ""
     """Tail of the worker's stderr for this candidate."""
     wall_s: float = 0.0
+    phases_s: dict[str, float] = field(default_factory=dict)
+    """Where the evaluation's time went, from the judge's clock: each command's round trip to the
+    candidate's process (`load`, `build`, `call-first` (compiles its kernels), `call`, `time`,
+    `batch`, ...) and the judge's own steps (`judge-spawn`, `judge-reference`, `judge-handover`,
+    `judge-baselines`, ...); disjoint, so their sum is about `wall_s` less the worker's overhead."""
 
     def __post_init__(self) -> None:
         if self.status is EvalStatus.ACCEPTED and self.rejections:

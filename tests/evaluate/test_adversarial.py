@@ -3,7 +3,7 @@
 import pytest
 
 from aka.evaluate.evaluator import EvalOptions
-from aka.spec.result import EvalStatus
+from aka.spec.result import EvalResult, EvalStatus
 
 from .conftest import CANDIDATES
 
@@ -128,3 +128,15 @@ def test_baselines_are_timed_per_shape_and_method(evaluator, fixture_op):
     assert list(got) == [ids[0]]
     assert got[ids[0]]["eager"].method == "cpu-interpreter" and got[ids[0]]["eager"].median_us > 0
     assert "torch.compile" not in got[ids[0]]          # never on the interpreter
+
+
+def test_an_evaluation_says_where_its_time_went(evaluator, fixture_op):
+    result = evaluator.evaluate(fixture_op, CANDIDATES / "honest_rmsnorm.py", EvalOptions(timeout_s=60))
+    assert result.status is EvalStatus.ACCEPTED
+    phases = dict(result.phases_s)
+    total = phases.pop("judge-total")
+    for phase in ("judge-spawn", "load", "build", "call-first", "call", "judge-reference", "judge-handover",
+                  "judge-compare", "time", "batch"):
+        assert phases.get(phase, 0) > 0, (phase, phases)
+    assert sum(phases.values()) <= total * 1.01 + 0.01 and total <= result.wall_s
+    assert EvalResult.from_dict(result.to_dict()).phases_s == result.phases_s
