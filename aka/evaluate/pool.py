@@ -188,25 +188,20 @@ class WorkerPool:
         return self._stderr.read().decode(errors="replace")[-limit:]
 
     def close(self, now: bool = False) -> None:
-        """Stop the server: at once (`now`), or after its current job within 10 s. Its namespace
-        (or, without one, its process group) dies with it, and its job folders are removed."""
-        if self.proc is not None:
-            try:
-                if self.proc.stdin:
-                    self.proc.stdin.close()
-                if now:
-                    raise subprocess.TimeoutExpired(self.proc.args, 0)
-                self.proc.wait(timeout=10)
-            except (subprocess.TimeoutExpired, OSError, BrokenPipeError):
-                _kill_group(self.proc.pid)
-                self.proc.wait()
+        """Stop the server: at once (`now`, or a Ctrl-C while waiting), or after its current job
+        within 10 s. Its namespace (or, without one, its process group) dies with it, and its job
+        folders are removed; never waits more than STOP_TIMEOUT_S for a killed server."""
+        try:
+            if self.proc is not None:
+                _stop(self.proc, 0.0 if now else 10.0)
+        finally:
             self.proc = None
-        if getattr(self, "jobs_root", None) is not None:
-            shutil.rmtree(self.jobs_root, ignore_errors=True)
-            self.jobs_root = None
-        if self._stderr is not None:
-            self._stderr.close()
-            self._stderr = None
+            if getattr(self, "jobs_root", None) is not None:
+                shutil.rmtree(self.jobs_root, ignore_errors=True)
+                self.jobs_root = None
+            if self._stderr is not None:
+                self._stderr.close()
+                self._stderr = None
 
 
 def _document(job: "jobs.Job | dict[str, Any]", device: str) -> dict[str, Any]:
@@ -216,6 +211,28 @@ def _document(job: "jobs.Job | dict[str, Any]", device: str) -> dict[str, Any]:
         fields = {k: v for k, v in job.items() if k != "kind"}
         job = jobs.KINDS[job["kind"]](**fields).to_dict()
     return {**job, "device": device}
+
+
+STOP_TIMEOUT_S = 10.0
+"""How long `close` waits for a server it killed (one stuck in the kernel is left to the kernel)."""
+
+
+def _stop(proc: subprocess.Popen, grace: float) -> None:
+    """Close the server's stdin, give it `grace` seconds to finish, then kill its group."""
+    try:
+        if proc.stdin:
+            proc.stdin.close()
+        if grace:
+            proc.wait(timeout=grace)
+    except (subprocess.TimeoutExpired, OSError):
+        pass
+    finally:                                      # an interrupt while waiting kills it too
+        if proc.poll() is None:
+            _kill_group(proc.pid)
+            try:
+                proc.wait(timeout=STOP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                pass
 
 
 def _kill_group(pid: int) -> None:

@@ -34,7 +34,7 @@ def hostile(tmp_path, body: str, name: str = "hostile.py") -> Path:
 
 
 def _sleepers(tag: str) -> list[str]:
-    out = subprocess.run(["pgrep", "-f", f"sleep {tag}"], capture_output=True, text=True)
+    out = subprocess.run(["pgrep", "-f", f"^sleep {tag}$"], capture_output=True, text=True)
     return out.stdout.split()
 
 
@@ -111,7 +111,10 @@ def test_exit_in_forward_gives_one_json_document_from_aka_eval(tmp_path):
 
 
 DRIVER = """
-import sys
+import signal, sys
+# Ctrl-C as in a terminal's foreground, even when the suite runs with SIGINT ignored (started with
+# `&` by a non-interactive shell), which this process would inherit and Python would respect
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from aka.evaluate.evaluator import EvalOptions, Evaluator
 from aka.evaluate.pool import WorkerPool
 from aka.spec.load import load_op
@@ -123,7 +126,7 @@ with WorkerPool("cpu") as pool:
 @needs_pid_ns
 @pytest.mark.parametrize("how", ["kill", "interrupt"])
 def test_nothing_survives_kill_9_or_ctrl_c_of_aka(tmp_path, how, env=None):
-    tag = "903.5" if how == "kill" else "904.5"
+    tag = f"{903 if how == 'kill' else 904}.{os.getpid()}"     # this run's, not another suite's
     cand = hostile(tmp_path, f"""
 if os.fork() == 0:
     os.setsid()
@@ -135,14 +138,17 @@ while True:                                     # its own folder is the only pla
 """, name=f"spawner_{how}.py")
     proc = subprocess.Popen([sys.executable, "-c", DRIVER, str(FIXTURE_OP), str(cand)], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 120
-    while time.time() < deadline and not _sleepers(tag):
-        time.sleep(0.2)
-    assert _sleepers(tag), "the candidate never started"
-    beats = list(Path(tempfile.gettempdir()).glob(f"aka-jobs-{proc.pid}-*/aka-job-*/cand/heartbeat"))
-    assert beats, "the candidate's heartbeat is not in its job folder"
-    proc.send_signal(signal.SIGKILL if how == "kill" else signal.SIGINT)
-    proc.wait(timeout=30)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and not _sleepers(tag):
+            time.sleep(0.2)
+        assert _sleepers(tag), "the candidate never started"
+        beats = list(Path(tempfile.gettempdir()).glob(f"aka-jobs-{proc.pid}-*/aka-job-*/cand/heartbeat"))
+        assert beats, "the candidate's heartbeat is not in its job folder"
+        proc.send_signal(signal.SIGKILL if how == "kill" else signal.SIGINT)
+        proc.wait(timeout=30)
+    finally:
+        proc.kill()                              # a failed check leaves no aka process running
     time.sleep(5)                                # the check's window: everything gone within 5 s
     assert _sleepers(tag) == []
     last = beats[0].stat().st_mtime if beats[0].exists() else None

@@ -43,3 +43,21 @@ def test_dead_server_is_restarted():
         pool.proc.kill()
         pool.proc.wait()
         assert pool.submit({"kind": "ping"})["ok"]
+
+
+def test_ctrl_c_while_closing_kills_the_server_and_removes_its_jobs(monkeypatch):
+    pool = WorkerPool("cpu")
+    pool.start()
+    proc, root = pool.proc, pool.jobs_root
+    wait, calls = proc.wait, []
+
+    def interrupted(timeout=None):
+        calls.append(timeout)
+        if len(calls) == 1:                        # Ctrl-C in close()'s graceful wait
+            raise KeyboardInterrupt
+        return wait(timeout=timeout)
+
+    monkeypatch.setattr(proc, "wait", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        pool.close()
+    assert proc.poll() is not None and not root.exists() and pool.proc is None
