@@ -37,7 +37,48 @@ def run_op(op: Path, args: argparse.Namespace) -> dict:
     except json.JSONDecodeError:
         doc = {"ok": False, "error": proc.stderr[-2000:]}
     doc.update(op=op.name, wall_s=round(wall, 1), exit=proc.returncode)
+    if doc.get("session"):
+        doc["time_breakdown"] = time_breakdown(Path(doc["session"]))
     return doc
+
+
+def time_breakdown(session: Path) -> dict:
+    """Where a session's wall time went, from its journal: the time before each event is charged
+    to that event's step (evaluate: one evaluation; accept: the interleaved comparison when one
+    ran; profile: Nsight Compute on a new incumbent; setup: baselines and start-up), and the
+    evaluations' own phases (EvalResult.phases_s), summed over its candidates' eval.json."""
+    from datetime import datetime
+
+    steps: dict[str, float] = {}
+    counts: dict[str, int] = {}
+    last = None
+    try:
+        lines = (session / "events.jsonl").read_text().splitlines()
+    except OSError:
+        return {}
+    for line in lines:
+        try:
+            ev = json.loads(line)
+            ts = datetime.fromisoformat(ev["time"])
+        except (ValueError, KeyError, TypeError):
+            continue
+        if last is not None:
+            kind = ev.get("kind", "?")
+            steps[kind] = steps.get(kind, 0.0) + (ts - last).total_seconds()
+            counts[kind] = counts.get(kind, 0) + 1
+        last = ts
+    phases: dict[str, float] = {}
+    evaluations = 0
+    for ev_file in sorted(session.glob("candidates/*/eval.json")):
+        try:
+            got = json.loads(ev_file.read_text()).get("phases_s") or {}
+        except (OSError, ValueError):
+            continue
+        evaluations += 1
+        for k, v in got.items():
+            phases[k] = phases.get(k, 0.0) + float(v)
+    return {"steps_s": {k: round(v, 2) for k, v in steps.items()}, "step_counts": counts,
+            "evaluations": evaluations, "phases_s": {k: round(v, 2) for k, v in phases.items()}}
 
 
 def rows(doc: dict) -> list[list[str]]:
@@ -69,9 +110,39 @@ def render(docs: list[dict]) -> str:
         lines.append(f"| {d['op']} | {d.get('best_name') or d.get('error', '')[:60]} | {n} | {w:.0f} | "
                      f"{60 * n / w:.1f} | {d.get('stop_reason', '')} |")
     lines.append(f"| all | | {total_c:.0f} | {total_s:.0f} | {60 * total_c / max(total_s, 1e-9):.1f} | |")
+    lines += ["", *breakdown_table(docs)]
     if any(d.get("mode") == "cpu-interpreter" for d in docs):
         lines.append("\nCPU interpreter: times are wall-clock interpreter times, not GPU performance.")
     return "\n".join(lines)
+
+
+STEPS = ("setup", "evaluate", "accept", "profile", "propose", "retrieve")
+PHASES = ("judge-spawn", "judge-operator", "load", "build", "call-first", "call", "judge-reference",
+          "judge-handover", "judge-compare", "time", "batch", "judge-baselines", "judge-close")
+
+
+def breakdown_table(docs: list[dict]) -> list[str]:
+    """Per operator: seconds per loop step (count), then the evaluations' mean seconds per phase."""
+    docs = [d for d in docs if d.get("time_breakdown")]
+    if not docs:
+        return []
+    lines = ["| op | " + " | ".join(f"{s} s (n)" for s in STEPS) + " | other s |",
+             "|---|" + "---|" * (len(STEPS) + 1)]
+    for d in docs:
+        tb = d["time_breakdown"]
+        st, n = tb.get("steps_s", {}), tb.get("step_counts", {})
+        other = sum(v for k, v in st.items() if k not in STEPS)
+        lines.append(f"| {d['op']} | " + " | ".join(f"{st.get(s, 0):.1f} ({n.get(s, 0)})" for s in STEPS)
+                     + f" | {other:.1f} |")
+    lines += ["", "Mean seconds per evaluation, by phase (judge's clock; `call-first` compiles the kernels):", "",
+              "| op | evaluations | " + " | ".join(PHASES) + " | total |", "|---|---|" + "---|" * (len(PHASES) + 1)]
+    for d in docs:
+        tb = d["time_breakdown"]
+        k = max(tb.get("evaluations", 0), 1)
+        ph = tb.get("phases_s", {})
+        lines.append(f"| {d['op']} | {tb.get('evaluations', 0)} | " + " | ".join(f"{ph.get(p, 0) / k:.2f}" for p in PHASES)
+                     + f" | {ph.get('judge-total', 0) / k:.2f} |")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
