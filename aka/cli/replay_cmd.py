@@ -18,6 +18,7 @@ def replay_command(
     session: str = typer.Argument(..., help="Session folder, or its id under --sessions-dir."),
     sessions_dir: Path = typer.Option(Path("sessions"), "--sessions-dir", help="Where sessions live."),
     print_out: bool = typer.Option(False, "--print", help="Print the story as text (for logs and CI)."),
+    full_calls: bool = typer.Option(False, "--calls", help="With --print: each model call's prompt and reply in full."),
     json_out: bool = typer.Option(False, "--json", help="Print the normalized event list as one JSON document."),
     html_out: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML page to this file."),
     rerun: bool = typer.Option(False, "--rerun", help="Re-evaluate the recorded candidates on this machine."),
@@ -33,6 +34,8 @@ def replay_command(
         root = _resolve(session, sessions_dir)
         if from_version and not rerun:
             raise typer.BadParameter("--from goes with --rerun")
+        if full_calls and not print_out:
+            raise typer.BadParameter("--calls goes with --print")
         view = load.load(root)
         if rerun:
             _rerun(view, from_version, device, json_out)
@@ -50,7 +53,7 @@ def replay_command(
         elif print_out:
             from aka.replay.text import render
 
-            typer.echo(render(view), nl=False)
+            typer.echo(render(view, full_calls), nl=False)
         elif html_out is None:
             from aka.replay.tui import run_tui
 

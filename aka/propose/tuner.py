@@ -90,6 +90,8 @@ class Tuner:
     """Template-parameter search over reference kernels (see the module docstring)."""
 
     name = "tuner"
+    reads_profile = False
+    """It searches kernels and parameters by measurement alone; the loop profiles only its best."""
 
     def __init__(self, kernel_roots: list[Path], source_root: Path | None = None):
         self.kernel_roots = [Path(r) for r in kernel_roots]

@@ -1,6 +1,6 @@
 """What the inspector shows for one step: the candidate's source and diff, the per-shape table, the
 verdict with rule and line, the profile, retrieved knowledge, memory (masked marked), the tuner's
-parameter points and the LLM exchanges — as plain text sections."""
+parameter points and the model calls behind a proposal — as plain text sections."""
 
 from __future__ import annotations
 
@@ -8,15 +8,20 @@ import json
 from typing import Any
 
 from aka.replay import archive
+from aka.replay import calls as llm_calls
 from aka.replay.load import SessionView
 from aka.replay.story import Step, diff, incumbent_before
 from aka.replay.text import shape_table
 
 
-def sections(view: SessionView, step: Step, all_steps: list[Step]) -> list[tuple[str, str]]:
-    """(title, body) pairs for STEP, most useful first."""
+def sections(view: SessionView, step: Step, all_steps: list[Step], full_calls: bool = False) -> list[tuple[str, str]]:
+    """(title, body) pairs for STEP, most useful first; FULL_CALLS adds the model calls' prompt and
+    reply as recorded."""
     out = [("step", _head(step))]
     v = view.versions.get(step.version) if step.version else None
+    calls = calls_of(step, all_steps)
+    if step.kind in ("propose", "prompt"):
+        out += _calls(view, step, calls, full_calls)
     if step.kind in ("evaluate", "accept", "propose") and step.version:
         out += _candidate(view, step, all_steps)
     if step.kind == "profile":
@@ -32,16 +37,15 @@ def sections(view: SessionView, step: Step, all_steps: list[Step]) -> list[tuple
         out.append(("tuner parameter points", tuner_points(all_steps, step)))
     if step.kind in ("select", "archive", "migrate", "prompt"):
         out += search_sections(view, step)
-    llm = [x for x in view.llm if _llm_matches(x, step, view)]
-    if llm:
-        out.append(("LLM request and reply", "\n\n".join(_llm(x) for x in llm)))
+    if step.kind in ("evaluate", "accept"):
+        out += _calls(view, step, calls, full_calls)
     if step.kind in ("config", "setup", "decide", "stop", "resume", "error") or not out[1:]:
         out.append(("event data", json.dumps(step.data, indent=1, default=str)))
     return out
 
 
-def text(view: SessionView, step: Step, all_steps: list[Step]) -> str:
-    return "\n\n".join(f"── {title} ──\n{body}" for title, body in sections(view, step, all_steps))
+def text(view: SessionView, step: Step, all_steps: list[Step], full_calls: bool = False) -> str:
+    return "\n\n".join(f"── {title} ──\n{body}" for title, body in sections(view, step, all_steps, full_calls))
 
 
 def _head(step: Step) -> str:
@@ -118,32 +122,26 @@ def search_sections(view: SessionView, step: Step) -> list[tuple[str, str]]:
     return out
 
 
-def _llm_matches(x: dict[str, Any], step: Step, view: SessionView) -> bool:
-    """An `llm/NNNN.json` call belongs to the propose step of the candidate taken from its reply
-    (a meta-prompt rewrite to its prompt step)."""
-    if step.kind == "prompt":
-        return step.data.get("llm_call") is not None and x.get("n") == step.data.get("llm_call")
-    if step.kind != "propose" or not step.version:
-        return False
-    v = view.versions.get(step.version)
-    cand = x.get("candidate") or ""
-    if cand and v is not None and v.candidate is not None:
-        return v.candidate.hash.startswith(cand) or cand.startswith(v.candidate.short)
-    return x.get("version") == step.version
+def calls_of(step: Step, all_steps: list[Step]) -> list[int]:
+    """The model calls behind STEP: its own, or for an evaluation or decision those of the proposal
+    of its candidate."""
+    if step.calls or step.kind not in ("evaluate", "accept") or not step.version:
+        return step.calls
+    proposals = [s for s in all_steps if s.kind == "propose" and s.version == step.version and s.seq < step.seq]
+    return proposals[-1].calls if proposals else []
 
 
-def _llm(x: dict[str, Any]) -> str:
-    """One recorded call (aka.propose.calls.CallRecord as JSON): figures, request messages, reply."""
-    tokens = (f"{x.get('prompt_tokens', 0)} prompt + {x.get('completion_tokens', 0)} completion tokens"
-              if "prompt_tokens" in x else json.dumps(x.get("tokens") or x.get("usage") or {}))
-    cost = x.get("cost_usd", x.get("cost", "?"))
-    head = (f"{x.get('file', '')} ({x.get('purpose', 'propose')}) model {x.get('model', '?')}; {tokens}; "
-            f"cost ${cost}; {x.get('latency_s', '?')} s; code: {x.get('extraction', '?')}")
-    request = x.get("messages", x.get("request"))
-    if isinstance(request, list):
-        request = "\n".join(f"[{m.get('role', '?')}] {m.get('content', '')}" for m in request if isinstance(m, dict))
-    return "\n".join([head, "request:", _as_text(request), "reply:", _as_text(x.get("reply"))])
-
-
-def _as_text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, indent=1, default=str)
+def _calls(view: SessionView, step: Step, numbers: list[int], full: bool) -> list[tuple[str, str]]:
+    found = llm_calls.by_number(view.llm)
+    reused = bool(step.data.get("reused")) if step.kind in ("propose", "prompt") else False
+    out = []
+    for n in numbers:
+        call = found.get(n)
+        if call is None:
+            out.append((f"model call {n}", f"llm/{n:04d}.json is missing or unreadable (see the problems below)"))
+            continue
+        out.append((f"model call {n} ({call.purpose})" + ("" if full else "; c shows its prompt and reply"),
+                    "\n".join(llm_calls.compact(call, reused))))
+        if full:
+            out.append((f"model call {n}: prompt and reply as recorded", "\n".join(llm_calls.full(call))))
+    return out

@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 from aka.replay import archive
+from aka.replay import calls as llm_calls
 from aka.replay.load import SessionView
 from aka.replay.story import Step, diff, incumbent_before, steps
 from aka.replay.text import header, shape_table, summary
@@ -26,6 +27,8 @@ tr.promoted td{background:#e8f7e8} tr.kind-dropout td{background:#fff3e0} tr.kin
 .problems{background:#fff8e1;border:1px solid #f0c36d;padding:.5em}
 img.plot{max-width:100%;border:1px solid #ddd;margin:.5em 0}
 table.grid{border-collapse:collapse;font-size:13px} table.grid td,table.grid th{border:1px solid #ccc;padding:3px 8px}
+div.call{border-left:3px solid #8ab4f8;padding:.2em .8em;margin:.6em 0} div.call p{margin:.25em 0}
+details.call-section{margin-left:1em} p.says{font-style:italic} .missing{color:#aa1111}
 """
 JS = """
 function filterKind(k){document.querySelectorAll('#timeline tbody tr').forEach(function(r){
@@ -47,6 +50,7 @@ def render(view: SessionView) -> str:
     parts += ["<h2>Summary</h2><pre>" + e("\n".join(summary(view, all_steps))) + "</pre>", _plots(view),
               _archive(view), _timeline(all_steps), "<h2>Candidates</h2>"]
     parts += [_version(view, name, all_steps) for name in view.versions]
+    parts.append(_other_calls(view, all_steps))
     parts.append("</body></html>")
     return "\n".join(parts)
 
@@ -142,6 +146,7 @@ def _version(view: SessionView, name: str, all_steps: list[Step]) -> str:
         body.append("<p><i>no evaluation record</i></p>")
     if v.decision is not None:
         body.append(f"<p>decision: {'promoted' if v.decision.promote else 'not promoted'} — {e(v.decision.reason)}</p>")
+    body += _version_calls(view, name, all_steps)
     against = incumbent_before(all_steps, name)
     d = diff(view, name, against)
     if d:
@@ -151,6 +156,51 @@ def _version(view: SessionView, name: str, all_steps: list[Step]) -> str:
     else:
         body.append("<p><i>source missing</i></p>")
     return f"<section class='version' id='{e(name)}'>{head}{''.join(body)}</section>"
+
+
+def _call(view: SessionView, n: int, reused: bool = False) -> str:
+    """One model call: its figures, what the prompt held, the model's prose, then the prompt section by
+    section and the reply, each collapsible."""
+    e = html.escape
+    call = llm_calls.by_number(view.llm).get(n)
+    if call is None:
+        return (f"<div class='call' id='call-{n}'><p class='missing'>model call {n}: llm/{n:04d}.json is missing "
+                "or unreadable</p></div>")
+    parts = [f"<div class='call' id='call-{n}'><p><b>{e(llm_calls.head(call, reused))}</b></p>",
+             f"<p>{e(llm_calls.inputs(call))}</p>" if llm_calls.inputs(call) else "",
+             f"<p class='says'>{e(llm_calls.excerpt(call))}</p>"]
+    parts += [f"<p>retry: {e(r)}</p>" for r in call.retries]
+    sections = "".join(f"<details class='call-section'><summary>{e(s.role)}: {e(s.title)} ({s.chars} chars)</summary>"
+                       f"<pre>{e(s.text)}</pre></details>" for s in call.sections)
+    parts.append(f"<details class='call-prompt'><summary>{e(llm_calls.layout(call))}</summary>{sections}</details>")
+    parts.append(f"<details class='call-reply'><summary>reply ({len(call.reply)} chars)</summary>"
+                 f"<pre>{e(call.reply)}</pre></details></div>")
+    return "".join(parts)
+
+
+def _version_calls(view: SessionView, name: str, all_steps: list[Step]) -> list[str]:
+    """The calls behind the proposals of candidate NAME, each once (a resumed run may propose it again)."""
+    found: dict[int, bool] = {}
+    for s in all_steps:
+        if s.kind == "propose" and s.version == name:
+            for n in s.calls:
+                found[n] = found.get(n, False) or bool(s.data.get("reused"))
+    return [_call(view, n, reused) for n, reused in found.items()]
+
+
+def _other_calls(view: SessionView, all_steps: list[Step]) -> str:
+    """Calls behind no candidate: meta-prompt rewrites, proposals never evaluated, calls no event names."""
+    tied = {n for s in all_steps if s.kind == "propose" and s.version for n in s.calls}
+    rest = [c for c in view.llm if c.n not in tied]
+    if not rest:
+        return ""
+    out = ["<h2 id='other-calls'>Other model calls</h2>"]
+    for c in rest:
+        step = next((s for s in all_steps if c.n in s.calls), None)
+        out.append(f"<p>behind event #{step.seq}: {html.escape(step.title)}</p>" if step
+                   else "<p>behind no journal event</p>")
+        out.append(_call(view, c.n, bool(step and step.data.get("reused"))))
+    return "".join(out)
 
 
 def _diff_html(text: str) -> str:

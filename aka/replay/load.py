@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from aka.errors import InputError
+from aka.replay import calls as llm_calls
 from aka.sessions.folder import FORMAT as SESSION_FORMAT
 from aka.sessions.journal import Event, JournalRead, read_events
 from aka.spec.candidate import Candidate
@@ -45,8 +46,8 @@ class SessionView:
     memory: list[MemoryRecord]
     baselines: dict[str, Any]
     best: str | None
-    llm: list[dict[str, Any]] = field(default_factory=list)
-    """`llm/NNNN.json` exchanges (request, reply, tokens, cost) when the session used a model."""
+    llm: list[llm_calls.Call] = field(default_factory=list)
+    """The `llm/NNNN.json` calls (request, reply, tokens, cost) when the session used a model."""
     problems: list[str] = field(default_factory=list)
     """What is missing or could not be read, one line each (file and why)."""
 
@@ -113,7 +114,7 @@ def load(root: str | Path) -> SessionView:
             versions[name] = Version(name)
     view = SessionView(root=root, meta=meta, events=journal.events, versions=dict(sorted(versions.items())),
                        memory=_memory(root, problems), baselines=_json(root / "baselines.json", problems, {}) or {},
-                       best=_best(root), llm=_llm(root, problems), problems=problems)
+                       best=_best(root), llm=llm_calls.read(root, journal.events, problems), problems=problems)
     if view.best and view.best not in view.versions:
         problems.append(f"best/VERSION: names {view.best}, which has no candidates/{view.best}/ folder")
     return view
@@ -228,12 +229,3 @@ def _best(root: Path) -> str | None:
     except OSError:
         return None
 
-
-def _llm(root: Path, problems: list[str]) -> list[dict[str, Any]]:
-    d = root / "llm"
-    out = []
-    for f in sorted(d.glob("*.json")) if d.is_dir() else []:
-        data = _json(f, problems, None)
-        if isinstance(data, dict):
-            out.append({"file": f"llm/{f.name}", **data})
-    return out

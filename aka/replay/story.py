@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from aka.replay import archive
+from aka.replay import calls as llm_calls
 from aka.replay.load import SessionView
 
 KINDS = ("config", "setup", "profile", "retrieve", "select", "propose", "evaluate", "accept", "reflect", "archive",
@@ -34,6 +35,8 @@ class Step:
     """The incumbent when this event happened (after it, for a promotion)."""
     promoted: bool = False
     data: dict[str, Any] = field(default_factory=dict)
+    calls: list[int] = field(default_factory=list)
+    """The model calls (llm/NNNN.json numbers) behind this event: a proposal's or a prompt rewrite's."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -55,10 +58,16 @@ def steps(view: SessionView) -> list[Step]:
         if e.kind == "profile" and version is None:
             version = incumbent
         out.append(Step(e.seq, e.time, e.kind, _title(e.kind, d, version), iteration, version, incumbent,
-                        promoted, d))
+                        promoted, d, _calls(d)))
         if e.kind == "evaluate":
             iteration += 1
     return out
+
+
+def _calls(d: dict[str, Any]) -> list[int]:
+    """The model call an event names (`llm_call`: a proposal's or a prompt rewrite's)."""
+    n = d.get("llm_call")
+    return [n] if isinstance(n, int) and not isinstance(n, bool) else []
 
 
 def _versions_by_hash(view: SessionView) -> dict[str, str]:
@@ -218,12 +227,25 @@ def diff(view: SessionView, version: str, against: str | None) -> str:
 
 
 def document(view: SessionView) -> dict[str, Any]:
-    """The `--json` document: the session's identity, what is missing, and the normalized steps."""
+    """The `--json` document: the session's identity, what is missing, the normalized steps and, for
+    an LLM session, the model calls (`llm`: the totals; `calls`: every call, normalized, with the
+    steps it is behind)."""
+    doc_steps = steps(view)
     doc = {"format": STEP_FORMAT, "session": view.id, "path": str(view.root), "op": view.op,
            "session_format": view.format, "device": view.device, "best": view.best,
            "versions": sorted(view.versions), "problems": list(view.problems),
-           "events": [s.to_dict() for s in steps(view)]}
+           "events": [s.to_dict() for s in doc_steps]}
+    if view.llm or any(s.calls for s in doc_steps):
+        given = view.meta.get("llm")
+        doc["llm"] = {**(given if isinstance(given, dict) else {}), **llm_calls.totals(view.llm)}
+        doc["calls"] = [_call_doc(c, doc_steps) for c in view.llm]
     grid = archive.rebuild(view)
     if grid is not None:
         doc["archive"] = archive.document(grid)
     return doc
+
+
+def _call_doc(call: llm_calls.Call, all_steps: list[Step]) -> dict[str, Any]:
+    mine = [s for s in all_steps if call.n in s.calls]
+    version = next((s.version for s in mine if s.version), None)
+    return call.to_dict([s.seq for s in mine], version)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from aka.replay import archive
+from aka.replay import calls as llm_calls
 from aka.replay.load import SessionView, Version
 from aka.replay.story import Step, steps
 from aka.spec.result import EvalResult
@@ -19,6 +20,11 @@ def header(view: SessionView) -> list[str]:
     best = view.versions.get(view.best) if view.best else None
     name = best.candidate.name if best and best.candidate else "?"
     lines.append(f"  best: {view.best} ({name})" if view.best else "  best: none (no correct and honest kernel)")
+    given = view.meta.get("llm") if isinstance(view.meta.get("llm"), dict) else {}
+    if given or view.llm:
+        where = f" at {given['api_base']}" if given.get("api_base") else ""
+        lines.append(f"  model: {given.get('model') or ', '.join(llm_calls.totals(view.llm)['models'])}{where}; "
+                     + llm_calls.totals_line(view.llm))
     return lines
 
 
@@ -48,8 +54,11 @@ def _f(x: float | None, fmt: str = "{:.2f}") -> str:
     return "" if x is None else fmt.format(x)
 
 
-def details(view: SessionView, step: Step) -> list[str]:
-    """Extra indented lines under an evaluate or accept step."""
+def details(view: SessionView, step: Step, full_calls: bool = False) -> list[str]:
+    """Extra indented lines under a step: the per-shape table of an evaluation, the model calls behind
+    a proposal (with FULL_CALLS their prompt and reply as recorded)."""
+    if step.calls:
+        return call_lines(view, step, full_calls)
     v: Version | None = view.versions.get(step.version) if step.version else None
     if step.kind == "evaluate":
         if v is None or v.eval is None:
@@ -63,14 +72,30 @@ def details(view: SessionView, step: Step) -> list[str]:
     return []
 
 
-def render(view: SessionView) -> str:
+def call_lines(view: SessionView, step: Step, full_calls: bool = False, indent: str = "      ") -> list[str]:
+    """The calls behind STEP, compact (and in full with FULL_CALLS); a call whose file is missing says so."""
+    found = llm_calls.by_number(view.llm)
+    out = []
+    for n in step.calls:
+        call = found.get(n)
+        if call is None:
+            out.append(f"{indent}model call {n}: llm/{n:04d}.json is missing or unreadable (listed above)")
+            continue
+        out += [indent + line for line in llm_calls.compact(call, bool(step.data.get("reused")))]
+        if full_calls:
+            out += [(indent + "  " + line).rstrip() for text in llm_calls.full(call) for line in text.split("\n")]
+    return out
+
+
+def render(view: SessionView, full_calls: bool = False) -> str:
+    """The story; FULL_CALLS adds every model call's prompt and reply under its step."""
     lines = header(view) + problems(view) + ["", "Timeline:"]
     all_steps = steps(view)
     if not all_steps:
         lines.append("  (no journal events)")
     for s in all_steps:
         lines.append(f"  #{s.seq:<3} {s.time[11:19] if len(s.time) >= 19 else s.time:8}  {s.kind:<8}  {s.title}")
-        lines += details(view, s)
+        lines += details(view, s, full_calls)
     lines += ["", "Summary:"] + summary(view, all_steps)
     grid = archive.rebuild(view)
     if grid is not None:
@@ -90,5 +115,8 @@ def summary(view: SessionView, all_steps: list[Step]) -> list[str]:
     masked = [m.id for m in view.memory if m.masked]
     out.append(f"  memory records: {len(view.memory)}" + (f" (masked: {', '.join(masked)})" if masked else ""))
     if view.llm:
-        out.append(f"  LLM exchanges: {len(view.llm)}")
+        out.append("  " + llm_calls.totals_line(view.llm))
+        shown = {n for s in all_steps for n in s.calls}
+        out += [f"  model call {c.n} ({c.purpose}) is behind no journal event: {llm_calls.excerpt(c, 100)}"
+                for c in view.llm if c.n not in shown]
     return out

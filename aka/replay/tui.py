@@ -1,6 +1,7 @@
 """`aka replay SESSION`: the interactive inspector (Textual). A timeline on the left, the selected
-step's details on the right; keys to step, jump between promoted versions, filter by event kind and
-search; a running session is followed (the files are re-read when the journal grows)."""
+step's details on the right (with the model calls behind a proposal; c shows their prompt and
+reply in full); keys to step, jump between promoted versions, filter by event kind and search; a
+running session is followed (the files are re-read when the journal grows)."""
 
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ class ReplayApp(App):
         Binding("j", "step(1)", "next"), Binding("k", "step(-1)", "previous"),
         Binding("n", "promoted(1)", "next promoted"), Binding("p", "promoted(-1)", "prev promoted"),
         Binding("f", "cycle_filter", "filter kind"), Binding("slash", "search", "search"),
-        Binding("escape", "clear", "clear"), Binding("r", "reload", "reload"), Binding("q", "quit", "quit"),
+        Binding("c", "toggle_calls", "call text"), Binding("escape", "clear", "clear"),
+        Binding("r", "reload", "reload"), Binding("q", "quit", "quit"),
     ]
 
     def __init__(self, root: Path, follow: bool = True, poll_s: float = 1.0):
@@ -46,6 +48,8 @@ class ReplayApp(App):
         self.search_text = ""
         self.listed: list[Step] = []
         self.selected: Step | None = None
+        self.full_calls = False
+        """Whether the model calls' prompt and reply are shown in full (key c)."""
         self.shown = ""
         """The details text on screen (what tests read)."""
         self._stamp = self._journal_stamp()
@@ -99,7 +103,7 @@ class ReplayApp(App):
         if step is None:
             self.shown = "(no step matches the filter" + (f" '{self.search_text}'" if self.search_text else "") + ")"
         else:
-            self.shown = details.text(self.view, step, self.all_steps)
+            self.shown = details.text(self.view, step, self.all_steps, self.full_calls)
         if self.view.problems:
             self.shown += "\n\n── missing or unreadable ──\n" + "\n".join(self.view.problems)
         self.query_one("#details", Static).update(Text(self.shown))
@@ -133,6 +137,11 @@ class ReplayApp(App):
                 self._select(j)
                 return
         self.notify("no further promoted version", timeout=2)
+
+    def action_toggle_calls(self) -> None:
+        """Show or hide the full prompt and reply of the selected step's model calls."""
+        self.full_calls = not self.full_calls
+        self._show(self.selected)
 
     def action_cycle_filter(self) -> None:
         present = ["all"] + [k for k in FILTERS[1:] if any(s.kind == k for s in self.all_steps)]

@@ -1,13 +1,16 @@
 """The recorded session kept in tests/replay/fixtures (an `aka optimize` run of rmsnorm on the CPU
-interpreter, checkpoint left out) and copies of it to damage."""
+interpreter, checkpoint left out), the LLM session recorded on the H200 (docs/results), and copies
+of them to damage."""
 
 import hashlib
 import shutil
+import tarfile
 from pathlib import Path
 
 import pytest
 
 FIXTURE = Path(__file__).parent / "fixtures" / "rmsnorm-cpu"
+H200_ARCHIVE = Path(__file__).parents[2] / "docs" / "results" / "h200-2026-12-04" / "llm-session" / "session.tgz"
 
 
 def snapshot(root: Path) -> dict[str, str]:
@@ -34,3 +37,12 @@ def truncated(session) -> Path:
     (session / "candidates" / "v002" / "candidate.py").unlink()
     (session / "candidates" / "v004" / "eval.json").unlink()
     return session
+
+
+@pytest.fixture
+def h200_session(tmp_path) -> Path:
+    """The H200 LLM session (`tools/h200_llm_session.sh 9`, 2026-12-04), extracted afresh."""
+    with tarfile.open(H200_ARCHIVE) as tar:
+        tar.extractall(tmp_path / "h200", filter="data")
+    (folder,) = [p for p in (tmp_path / "h200").iterdir() if p.is_dir()]
+    return folder

@@ -4,25 +4,13 @@ reads, and the winner's verdict is re-checked in Triton's interpreter with its t
 comparable."""
 
 import json
-import tarfile
-from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from aka.cli.main import build_app
 from tests.replay.conftest import snapshot
 
-ARCHIVE = Path(__file__).parents[2] / "docs" / "results" / "h200-2026-12-04" / "llm-session" / "session.tgz"
 runner = CliRunner()
-
-
-@pytest.fixture
-def h200_session(tmp_path) -> Path:
-    with tarfile.open(ARCHIVE) as tar:
-        tar.extractall(tmp_path, filter="data")
-    (folder,) = [p for p in tmp_path.iterdir() if p.is_dir()]
-    return folder
 
 
 def test_the_h200_session_replays_as_recorded(h200_session):

@@ -78,21 +78,41 @@ def test_follows_a_running_session(truncated):
     drive(truncated, script, follow=True)
 
 
-def test_llm_exchanges_are_shown(session):
-    (session / "llm").mkdir()
-    v002 = json.loads((session / "candidates" / "v002" / "candidate.json").read_text())["hash"]
-    (session / "llm" / "0001.json").write_text(json.dumps({            # aka.propose.calls.CallRecord
-        "format": "aka.llm-call/1", "n": 1, "key": "k", "model": "test-model", "prompt_tokens": 1200,
-        "completion_tokens": 340, "cost_usd": 0.0042, "latency_s": 2.5, "purpose": "propose",
-        "candidate": v002, "extraction": "fenced python block",
-        "messages": [{"role": "user", "content": "make rmsnorm faster"}], "reply": "use one row per program"}))
+def test_the_call_behind_a_step_and_its_full_text_on_c(h200_session):
+    before = snapshot(h200_session)
+
+    async def script(app, pilot):
+        app.set_filter("propose")
+        assert app.selected.version == "v001"
+        assert "── model call 1 (propose); c shows its prompt and reply ──" in app.shown
+        assert "2862 tokens in / 544 out" in app.shown and "profile summary: not in the prompt" in app.shown
+        assert "says: I'll start with a straightforward" in app.shown and "## Operator" not in app.shown
+        await pilot.press("c")
+        assert "── model call 1: prompt and reply as recorded ──" in app.shown
+        assert "## Operator: rmsnorm" in app.shown and "class ModelNew(torch.nn.Module):" in app.shown
+        await pilot.press("j", "j", "j")
+        assert app.selected.version == "v004"
+        assert "── request message 3 (user): Repair (6644 chars) ──" in app.shown
+        await pilot.press("c")
+        assert "model call 4 (repair)" in app.shown and "## Repair" not in app.shown
+        await pilot.press("j")
+        assert app.selected.version == "v005" and "model call" not in app.shown      # a tuner point
+        app.set_filter("evaluate")
+        await pilot.press("j", "j", "j")
+        assert app.selected.version == "v004" and "model call 4 (repair)" in app.shown
+
+    drive(h200_session, script)
+    assert snapshot(h200_session) == before
+
+
+def test_a_missing_call_is_said_in_the_inspector(h200_session):
+    (h200_session / "llm" / "0002.json").unlink()
 
     async def script(app, pilot):
         app.set_filter("propose")
         await pilot.press("j")
         assert app.selected.version == "v002"
-        assert "LLM request and reply" in app.shown and "test-model" in app.shown
-        assert "use one row per program" in app.shown and "$0.0042" in app.shown
-        assert "[user] make rmsnorm faster" in app.shown and "1200 prompt + 340 completion tokens" in app.shown
+        assert "llm/0002.json is missing or unreadable" in app.shown
+        assert "llm/0002.json: missing (the journal's propose event #10 names call 2)" in app.shown
 
-    drive(session, script)
+    drive(h200_session, script)
