@@ -12,6 +12,11 @@ TPE fitted on the bucket's summed log-times; the buckets are re-learned after ev
 
 A configuration is a key 'family|{"PARAM": value, ...}'; a table maps keys to per-shape times
 (µs; missing or failed: absent).
+
+`choose_unseen_rule` decides how the tuner's per-shape dispatcher serves a shape it was not tuned
+for: by its learned bucket (positions from the input tensors' dimensions, what the dispatcher sees
+at run time) or by the nearest tuned shape's own best, whichever measured the lower slowdown when
+each tuned shape in turn is left out.
 """
 
 from __future__ import annotations
@@ -62,6 +67,16 @@ class Buckets:
 
     def to_dict(self) -> list[dict[str, Any]]:
         return [{"shapes": b.shapes, "config": b.config, "regret": round(b.regret, 4)} for b in self.buckets]
+
+
+def position(input_shapes: list[list[int]] | tuple) -> tuple[float, ...]:
+    """A shape's position as a dispatcher sees it at run time: log2 of every input tensor dimension."""
+    return tuple(math.log2(max(1, int(d))) for dims in input_shapes for d in dims)
+
+
+def log_size(input_shapes: list[list[int]] | tuple) -> float:
+    """Log of the total input size in elements: the dispatcher's nearest-shape measure."""
+    return math.log(max(1, sum(math.prod(int(d) for d in dims) for dims in input_shapes)))
 
 
 def best_times(table: Table, shapes: list[str]) -> dict[str, float]:
@@ -167,3 +182,79 @@ def _tpe(family: str, points: list[dict[str, Any]], table: Table, shapes: list[s
             return dict(trial.params)
         study.tell(trial, state=optuna.trial.TrialState.PRUNED)
     return random.Random(seed).choice(untried)
+
+
+BUCKET, NEAREST = "bucket", "nearest-shape"
+
+
+@dataclass
+class UnseenRule:
+    """How a per-shape dispatcher serves a shape it was not tuned for, and the evidence for it."""
+
+    rule: str
+    """'bucket' (the configuration of the nearest tuned shape's learned bucket) or 'nearest-shape'
+    (the own best of the tuned shape nearest by total input size)."""
+    why: str
+    """One sentence: the measured slowdowns, or why no buckets were learned."""
+    buckets: Buckets | None = None
+    """The buckets learned over every tuned shape (None when none could be)."""
+    slowdown: dict[str, float] = field(default_factory=dict)
+    """Rule -> weighted geometric-mean slowdown over the left-out tuned shapes (1.0: their own best)."""
+    worst: dict[str, float] = field(default_factory=dict)
+    """Rule -> the largest of those slowdowns."""
+    left_out: list[dict[str, Any]] = field(default_factory=list)
+    """Per left-out shape: the configuration each rule picked and its slowdown there."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rule": self.rule, "why": self.why,
+                "buckets": self.buckets.to_dict() if self.buckets else None,
+                "slowdown": {k: round(v, 4) for k, v in self.slowdown.items()},
+                "worst": {k: round(v, 4) for k, v in self.worst.items()}, "left_out": self.left_out}
+
+
+def choose_unseen_rule(table: Table, input_shapes: dict[str, list[list[int]]], weights: dict[str, float],
+                       tolerance: float = 0.03) -> UnseenRule:
+    """The rule for unseen shapes, decided on the measured TABLE over the tuned shapes.
+
+    Each tuned shape in turn is left out and served as if unseen: by the bucket rule (buckets
+    learned from the others, its nearest member's bucket) and by the nearest-shape rule (the best
+    configuration of the other shape nearest by total input size); its slowdown is the picked
+    configuration's time there over its own best. The rule with the lower weighted geometric-mean
+    slowdown wins; a tie keeps the buckets. Without two tuned shapes with known tensors of one
+    structure, no buckets are learned and the nearest-shape rule stays."""
+    shapes = sorted(s for s, dims in input_shapes.items() if dims and any(s in row for row in table.values()))
+    if len(shapes) < 2:
+        return UnseenRule(NEAREST, "no shape buckets learned: fewer than two tuned shapes with known input tensors")
+    if len({tuple(len(d) for d in input_shapes[s]) for s in shapes}) > 1:
+        return UnseenRule(NEAREST, "no shape buckets learned: the tuned shapes' input tensors differ in number or rank")
+    feats = {s: position(input_shapes[s]) for s in shapes}
+    buckets = learn(table, feats, tolerance)
+    best = best_times(table, shapes)
+    rows = []
+    for s in shapes:
+        others = [o for o in shapes if o != s]
+        sub = {c: {o: t for o, t in row.items() if o in others} for c, row in table.items()}
+        by_bucket = learn(sub, {o: feats[o] for o in others}, tolerance).of(feats[s]).config
+        nearest = min(others, key=lambda o: (abs(log_size(input_shapes[o]) - log_size(input_shapes[s])), o))
+        own = min((c for c in sorted(table) if nearest in table[c]), key=lambda c: table[c][nearest])
+        picked = {BUCKET: by_bucket, NEAREST: own}
+        if all(s in table.get(c, {}) for c in picked.values()) and math.isfinite(best[s]):
+            rows.append({"shape": s, "nearest": nearest,
+                         **{f"{r} config": c for r, c in picked.items()},
+                         **{r: round(table[c][s] / best[s], 4) for r, c in picked.items()}})
+    if not rows:
+        return UnseenRule(BUCKET, "shape buckets learned; no left-out shape could be measured under both rules, "
+                                  "so the buckets are used", buckets)
+    slowdown, worst = {}, {}
+    for r in (BUCKET, NEAREST):
+        total = sum(weights.get(x["shape"], 1.0) for x in rows)
+        slowdown[r] = math.exp(sum(weights.get(x["shape"], 1.0) * math.log(x[r]) for x in rows) / total)
+        worst[r] = max(x[r] for x in rows)
+    rule = NEAREST if slowdown[NEAREST] < slowdown[BUCKET] - 1e-9 else BUCKET
+    verdict = {BUCKET: "lower" if slowdown[BUCKET] < slowdown[NEAREST] - 1e-9 else "equal: the buckets are kept",
+               NEAREST: "lower"}[rule]
+    why = (f"each of the {len(rows)} tuned shapes left out in turn: the bucket rule {slowdown[BUCKET]:.3f}x "
+           f"(worst {worst[BUCKET]:.3f}x), the nearest-shape rule {slowdown[NEAREST]:.3f}x "
+           f"(worst {worst[NEAREST]:.3f}x) "
+           f"slower than their own best; the {rule} rule measured {verdict}")
+    return UnseenRule(rule, why, buckets, slowdown, worst, rows)

@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from aka.errors import SpecError
-from aka.propose.dispatch import Bucket, build_dispatcher
+from aka.propose.buckets import BUCKET, NEAREST, UnseenRule, choose_unseen_rule
+from aka.propose.buckets import key as config_key
+from aka.propose.dispatch import Bucket, Unseen, build_dispatcher
 from aka.spec.candidate import Candidate
 from aka.spec.kernel import KernelMeta, read_kernel_meta
 from aka.spec.memory import Proposal, ProposalContext, Trial
@@ -215,17 +217,22 @@ class Tuner:
         for trial, _ in best.values():
             if trial.candidate not in [w.candidate for w in winners] and trial.family in by_key:
                 winners.append(trial)
-        if len(winners) < 2:
+        if len(winners) < 2 or _predicted_gain(ctx, best) <= DISPATCH_MIN_GAIN:
             return None
-        variants = [by_key[w.family].candidate(w.params, parent, "") for w in winners]
-        index = {w.candidate: i for i, w in enumerate(winners)}
-        buckets = [Bucket(sid, tuple(tuple(s) for s in t.input_shapes.get(sid, [])), index[t.candidate])
-                   for sid, (t, _) in best.items()]
-        cand = build_dispatcher(variants, buckets, ctx.op["name"], parent)
-        if cand.hash in tried or _predicted_gain(ctx, best) <= DISPATCH_MIN_GAIN:
+        shapes = {sid: tuple(tuple(s) for s in t.input_shapes.get(sid, [])) for sid, (t, _) in best.items()}
+        rule = unseen_rule(ctx, shapes)
+        extra = _bucket_trials(ctx, rule, winners, by_key) if rule.rule == BUCKET else []
+        variants = [by_key[w.family].candidate(w.params, parent, "") for w in winners + extra]
+        index = {w.candidate: i for i, w in enumerate(winners + extra)}
+        buckets = [Bucket(sid, shapes[sid], index[t.candidate]) for sid, (t, _) in best.items()]
+        unseen = _unseen(rule, shapes, index, ctx)
+        cand = build_dispatcher(variants, buckets, ctx.op["name"], parent, unseen)
+        if cand.hash in tried:
             return None
         return Proposal(cand, change=f"dispatcher over {len(variants)} variants: {cand.rationale}",
-                        hypothesis="each shape runs the kernel and configuration measured fastest for it")
+                        hypothesis="each shape runs the kernel and configuration measured fastest for it; "
+                                   f"an unseen shape by the {unseen.rule} rule ({unseen.why})",
+                        meta={"unseen_shapes": {**rule.to_dict(), "rule": unseen.rule, "why": unseen.why}})
 
     def _tune(self, ctx, families, tried, parent) -> Proposal | None:
         best = best_per_shape(ctx)
@@ -333,6 +340,55 @@ def best_per_shape(ctx: ProposalContext) -> dict[str, tuple[Trial, float]]:
             if sid not in best or us < best[sid][1]:
                 best[sid] = (t, us)
     return best
+
+
+def _single_trials(ctx: ProposalContext) -> dict[str, Trial]:
+    """Configuration key -> its accepted single-kernel trial (the fastest when measured twice)."""
+    out: dict[str, Trial] = {}
+    for t in ctx.trials:
+        if t.status == "accepted" and t.origin != "dispatcher" and t.times_us:
+            k = config_key(t.family, t.params)
+            if k not in out or sum(t.times_us.values()) < sum(out[k].times_us.values()):
+                out[k] = t
+    return out
+
+
+def unseen_rule(ctx: ProposalContext, shapes: dict[str, tuple]) -> UnseenRule:
+    """How the dispatcher serves an unseen shape: buckets learned from the session's trials at the
+    tuned SHAPES (their input tensors), against the nearest tuned shape (aka.propose.buckets)."""
+    table = {k: dict(t.times_us) for k, t in _single_trials(ctx).items()}
+    weights = {s["id"]: float(s.get("weight", 1.0)) for s in ctx.op["shapes"]}
+    return choose_unseen_rule(table, {sid: [list(d) for d in dims] for sid, dims in shapes.items()}, weights)
+
+
+def _bucket_trials(ctx: ProposalContext, rule: UnseenRule, winners: list[Trial], by_key: dict) -> list[Trial]:
+    """The buckets' configurations that win no tuned shape: extra variants of the dispatcher."""
+    trials = _single_trials(ctx)
+    have = {config_key(w.family, w.params) for w in winners}
+    extra = []
+    for b in rule.buckets.buckets if rule.buckets else []:
+        t = trials.get(b.config)
+        if b.config not in have and t is not None and t.family in by_key:
+            have.add(b.config)
+            extra.append(t)
+    return extra
+
+
+def _unseen(rule: UnseenRule, shapes: dict[str, tuple], index: dict[str, int], ctx: ProposalContext) -> Unseen:
+    """The dispatcher's record of the rule: with buckets, every tuned shape routed to its bucket's variant."""
+    trials = _single_trials(ctx)
+    routes, notes = [], []
+    if rule.rule == BUCKET and rule.buckets:
+        for b in rule.buckets.buckets:
+            t = trials.get(b.config)
+            if t is None or t.candidate not in index:
+                return Unseen(NEAREST, f"bucket {b.shapes} has no variant to run, so the buckets are not used")
+            v = index[t.candidate]
+            routes += [Bucket(sid, shapes[sid], v) for sid in b.shapes]
+            notes.append(f"bucket {{{', '.join(b.shapes)}}} -> variant {v} (worst member {100 * b.regret:.1f} % "
+                         "from its own best)")
+        routes.sort(key=lambda r: r.shape_id)
+    return Unseen(rule.rule, rule.why, tuple(routes), tuple(notes))
 
 
 def _predicted_gain(ctx: ProposalContext, best: dict[str, tuple[Trial, float]]) -> float:

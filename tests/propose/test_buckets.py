@@ -3,7 +3,7 @@ search reaching the exhaustive best in fewer evaluations than the table holds.""
 
 import math
 
-from aka.propose.buckets import BucketedSearch, features, key, learn
+from aka.propose.buckets import BucketedSearch, choose_unseen_rule, features, key, learn
 
 FEATS = {"d1": features({"n_rows": 1, "hidden": 4096}), "d32": features({"n_rows": 32, "hidden": 4096}),
          "p4k": features({"n_rows": 4096, "hidden": 4096}), "p16k": features({"n_rows": 16384, "hidden": 4096})}
@@ -46,3 +46,45 @@ def test_the_bucketed_search_finds_every_shapes_best_before_exhausting_the_table
     assert n < len(table) and math.isfinite(n)
     assert search.ask(dict(table)) is None                                # nothing left
 
+
+
+DIMS = {"d1": [[1, 4096]], "d8": [[8, 4096]], "d32": [[32, 4096]], "p": [[4096, 4096]]}
+
+
+def _rule_table(robust: bool):
+    """X and W serve the decode shapes; Y is d8's own best. With `robust`, Y is poor at d32 (the
+    shared configuration generalizes, the nearest shape's own best does not); otherwise the reverse."""
+    table = {"X": {"d1": 10.0, "d8": 10.2, "d32": 10.4, "p": 100.0},
+             "Y": {"d1": 12.0, "d8": 10.0, "d32": 20.0, "p": 100.0},
+             "Z": {"d1": 50.0, "d8": 50.0, "d32": 50.0, "p": 40.0},
+             "W": {"d1": 10.1, "d8": 10.1, "d32": 10.5, "p": 100.0}}
+    if not robust:
+        table["X"]["d32"], table["W"]["d32"], table["Y"]["d32"] = 20.0, 20.0, 10.4
+    return {key(c, {}): row for c, row in table.items()}
+
+
+def test_the_unseen_rule_is_the_one_that_measured_the_lower_left_out_slowdown():
+    table = _rule_table(robust=True)
+    rule = choose_unseen_rule(table, DIMS, {})
+    assert rule.rule == "bucket" and rule.slowdown["bucket"] < rule.slowdown["nearest-shape"]
+    groups = {tuple(b.shapes): b.config for b in rule.buckets.buckets}
+    assert groups == {("d1", "d32", "d8"): key("W", {}), ("p",): key("Z", {})}
+    d32 = next(r for r in rule.left_out if r["shape"] == "d32")
+    assert d32["bucket config"] == key("W", {}) and d32["nearest-shape config"] == key("Y", {})
+    assert d32["nearest"] == "d8"
+    assert d32["nearest-shape"] == round(20.0 / 10.4, 4) and "the bucket rule measured lower" in rule.why
+
+    table = _rule_table(robust=False)                             # the H200's rmsnorm case: buckets worse
+    rule = choose_unseen_rule(table, DIMS, {})
+    assert rule.rule == "nearest-shape" and "the nearest-shape rule measured lower" in rule.why
+    d32 = next(r for r in rule.left_out if r["shape"] == "d32")
+    assert d32["bucket"] == round(20.0 / 10.4, 4) and d32["nearest-shape"] == 1.0
+    assert rule.to_dict()["slowdown"]["nearest-shape"] < rule.to_dict()["slowdown"]["bucket"]
+
+
+def test_without_two_tuned_shapes_of_one_structure_no_buckets_are_learned():
+    table = _rule_table(robust=True)
+    rule = choose_unseen_rule(table, {"d1": DIMS["d1"], "d8": []}, {})
+    assert rule.rule == "nearest-shape" and rule.buckets is None and "no shape buckets learned" in rule.why
+    rule = choose_unseen_rule(table, {**DIMS, "p": [[4096, 4096], [4096]]}, {})
+    assert rule.rule == "nearest-shape" and "differ in number or rank" in rule.why

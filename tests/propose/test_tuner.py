@@ -72,6 +72,57 @@ def test_proposes_a_dispatcher_when_shapes_disagree_then_tunes_untried_points(ke
         trials.append(trial(p, {s: 7.0 for s in SHAPES}))
 
 
+DECODE = {"d1": [[1, 4096]], "d8": [[8, 4096]], "d32": [[32, 4096]], "p": [[4096, 4096]]}
+
+
+def _unseen_history(kernels, robust=True, tensors=True):
+    """Four measured configurations at four shapes (tests/propose/test_buckets.py's table): X, W
+    blocked_columns at BLOCK_N 1024 / 256, Y multi_row_tile, Z one_row_registers at defaults."""
+    fams = {f.key: f for f in Tuner([kernels]).families(ctx())}
+    cands = {"X": fams["rmsnorm/blocked_columns.py"].candidate({}, None, ""),
+             "W": fams["rmsnorm/blocked_columns.py"].candidate({"BLOCK_N": 256}, None, ""),
+             "Y": fams["rmsnorm/multi_row_tile.py"].candidate({}, None, ""),
+             "Z": fams["rmsnorm/one_row_registers.py"].candidate({}, None, "")}
+    times = {"X": {"d1": 10.0, "d8": 10.2, "d32": 10.4, "p": 100.0},
+             "Y": {"d1": 12.0, "d8": 10.0, "d32": 20.0, "p": 100.0},
+             "Z": {"d1": 50.0, "d8": 50.0, "d32": 50.0, "p": 40.0},
+             "W": {"d1": 10.1, "d8": 10.1, "d32": 10.5, "p": 100.0}}
+    if not robust:
+        times["X"]["d32"], times["W"]["d32"], times["Y"]["d32"] = 20.0, 20.0, 10.4
+    trials = [Trial(candidate=c.hash, version=f"v00{i}", family=c.family, params=c.params, origin="tuner",
+                    status="accepted", times_us=times[n], input_shapes=DECODE if tensors else {s: [] for s in DECODE})
+              for i, (n, c) in enumerate(cands.items())]
+    return ctx(trials, incumbent=cands["Z"]), cands
+
+
+def test_the_dispatcher_serves_unseen_shapes_by_their_learned_bucket_and_says_why(kernels):
+    c, cands = _unseen_history(kernels)
+    p = Tuner([kernels]).propose(c)
+    assert p.candidate.origin == "dispatcher" and p.candidate.source.count("# --- variant") == 4   # W wins no shape
+    why = p.meta["unseen_shapes"]
+    assert why["rule"] == "bucket" and why["slowdown"]["bucket"] < why["slowdown"]["nearest-shape"]
+    assert [b["shapes"] for b in why["buckets"]] == [["d1", "d32", "d8"], ["p"]]
+    src = p.candidate.source
+    assert "#   bucket {d1, d32, d8} -> variant 3 (worst member 1.0 % from its own best)" in src
+    assert "# --- variant 3: rmsnorm/blocked_columns.py {BLOCK_N=256, NUM_WARPS=4}" in src
+    assert "# Unseen shapes (no exact match): the bucket rule." in src and "# Why: each of the 4 tuned shapes" in src
+    assert "    (((1, 4096),), 3),  # d1" in src and "    (((4096, 4096),), 2),  # p" in src
+    assert "unseen shapes: bucket rule" in p.change and "bucket rule" in p.hypothesis
+
+
+def test_the_dispatcher_keeps_the_nearest_shape_when_it_measured_better_or_no_buckets_were_learned(kernels):
+    c, _ = _unseen_history(kernels, robust=False)
+    p = Tuner([kernels]).propose(c)
+    assert p.meta["unseen_shapes"]["rule"] == "nearest-shape" and "_AKA_UNSEEN" not in p.candidate.source
+    assert "# Unseen shapes (no exact match): the nearest-shape rule." in p.candidate.source
+    assert "the nearest-shape rule measured lower" in p.meta["unseen_shapes"]["why"]
+    assert "# Why: each of the 4 tuned shapes left out in turn" in p.candidate.source
+    c, _ = _unseen_history(kernels, tensors=False)
+    p = Tuner([kernels]).propose(c)
+    assert p.meta["unseen_shapes"]["rule"] == "nearest-shape" and p.meta["unseen_shapes"]["buckets"] is None
+    assert "# Why: no shape buckets learned" in p.candidate.source and "_AKA_UNSEEN" not in p.candidate.source
+
+
 def test_runs_out_when_every_point_was_measured(tmp_path):
     src = (ROOT / "reference_kernels" / "rmsnorm" / "blocked_columns.py").read_text()
     src = src.replace("BLOCK_N: {values: [256, 512, 1024, 2048, 4096], default: 1024}",
