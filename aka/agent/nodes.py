@@ -32,13 +32,25 @@ def setup(state: AgentState, deps: Deps) -> dict[str, Any]:
     return {"memory": [base.to_dict()], "events": ["setup"]}
 
 
-def profile(state: AgentState, deps: Deps) -> dict[str, Any]:
+def reads_profile(deps: Deps) -> bool:
+    """Whether the proposer uses the incumbent's profile (the LLM does; the tuner does not, so its
+    sessions profile only the best kernel, once, at the end, for the report)."""
+    return bool(getattr(deps.proposer, "reads_profile", True))
+
+
+def profile(state: AgentState, deps: Deps, final: bool = False) -> dict[str, Any]:
     version = state.get("incumbent")
     if version is None:
         return {"events": ["profile"]}
     if deps.profiler is None or deps.evaluator.interpreter:
+        if final:
+            return {}
         why = "the CPU interpreter has no profiler" if deps.evaluator.interpreter else "no profiler configured"
         deps.hooks.emit("profile", {"version": version, "skipped": why})
+        return {"profile_summary": "", "events": ["profile"]}
+    if not final and not reads_profile(deps):
+        deps.hooks.emit("profile", {"version": version, "skipped": f"deferred: the {deps.proposer.name} does not "
+                                    "read profiles; the best kernel is profiled once when the session ends"})
         return {"profile_summary": "", "events": ["profile"]}
     _, path = deps.store.candidate(version)
     result = deps.store.get_eval(version)
@@ -318,6 +330,8 @@ def dropout(state: AgentState, deps: Deps) -> dict[str, Any]:
 
 
 def finish(state: AgentState, deps: Deps) -> dict[str, Any]:
+    if not reads_profile(deps):                           # the profile deferred while searching
+        profile(state, deps, final=True)
     deps.hooks.emit("stop", {"reason": state.get("stop_reason", ""), "incumbent": state.get("incumbent"),
                              "promoted": state.get("promoted", []), "iteration": state.get("iteration", 0),
                              "elapsed_s": round(state.get("elapsed_s", 0.0) + deps.clock() - deps.started, 3)})

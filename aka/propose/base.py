@@ -13,6 +13,8 @@ class Proposer(Protocol):
 
     Attributes:
         name: recorded in the journal and on every candidate's origin.
+        reads_profile (optional, default True): whether it uses the incumbent's profile; when
+            False the loop profiles only the best kernel, once, at the end.
     """
 
     name: str

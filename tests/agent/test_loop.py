@@ -1,6 +1,7 @@
 """The real loop over a scripted proposer and evaluator, writing a real session folder."""
 
 import json
+from types import SimpleNamespace
 
 from aka.agent.state import LoopConfig
 from aka.sessions.folder import SessionFolder
@@ -115,3 +116,35 @@ def test_a_new_incumbent_is_profiled_and_the_summary_reaches_the_proposer(tmp_pa
     assert [c[0] for c in calls] == ["v001"]            # v001 promoted -> profiled; d4 promoted last, loop ended
     assert "DRAM traffic 1.50x" in proposer.seen[1].profile_summary
     assert (folder.root / "candidates" / "v001" / "profile.txt").is_file()
+
+
+def test_a_proposer_that_reads_no_profile_gets_the_best_profiled_once_at_the_end(tmp_path):
+    from aka.agent.deps import Deps
+    from aka.agent.graph import build_graph, initial_state
+    from aka.sessions.journal import Journal
+
+    from .loop_kit import SPEC, TABLE, ScriptedEvaluator, script_from
+
+    calls = []
+
+    class FakeProfiler:
+        def profile(self, spec, candidate, shape_id, compulsory_bytes, out_dir):
+            calls.append(candidate.parent.name)
+            return "memory-bound", {"kernels": []}
+
+    folder = SessionFolder.create(tmp_path, "20260101-000000-rmsnorm", {"op": {"name": "rmsnorm"}})
+    proposer = ScriptedProposer([cand(t) for t in ("a1", "b2", "d4")])
+    proposer.reads_profile = False                       # as the tuner
+    deps = Deps(spec=SPEC, config=LoopConfig(iterations=3, stall=10), evaluator=ScriptedEvaluator(
+        script_from(TABLE), interpreter=False), proposer=proposer, store=folder,
+        hooks=Journal(folder.journal_path), profiler=FakeProfiler())
+    build_graph(deps).invoke(initial_state("t"), {"recursion_limit": 100})
+    out = SimpleNamespace(session=folder.root)
+    best = [a["version"] for a in _events(out, "accept") if a["promote"]][-1]
+    assert calls == [best]                               # promotions on the way were not profiled
+    skipped = [p for p in _events(out, "profile") if "skipped" in p]
+    assert skipped and all("deferred" in p["skipped"] for p in skipped)
+    assert all(not s.profile_summary for s in proposer.seen)
+    kinds = [e.kind for e in read_events(folder.journal_path).events]
+    assert kinds[-2:] == ["profile", "stop"]
+    assert (folder.root / "candidates" / best / "profile.txt").is_file()
