@@ -8,7 +8,8 @@ import pytest
 
 from .conftest import ATREX, FIXTURES
 
-ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'aka[ray]'); the Ray batch is not run")
+ray = pytest.importorskip("ray", reason="Ray is not installed (the test extra brings it: pip install -e '.[test]'); "
+                                       "the Ray batch is not run")
 
 
 def test_ray_refuses_to_start_outside_the_loopback_namespace():
