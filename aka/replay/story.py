@@ -82,11 +82,18 @@ def _versions_by_hash(view: SessionView) -> dict[str, str]:
 
 
 def _title(kind: str, d: dict[str, Any], version: str | None) -> str:
+    """One line: a multi-line message (a compiler's traceback in a rejection) keeps its first line."""
     fn = _TITLES.get(kind)
     try:
-        return fn(d, version) if fn else f"{kind}: {_brief(d)}"
+        text = fn(d, version) if fn else f"{kind}: {_brief(d)}"
     except (KeyError, TypeError, ValueError, AttributeError):  # an older or odd event: say what it holds
-        return f"{kind}: {_brief(d)}"
+        text = f"{kind}: {_brief(d)}"
+    return _line(text)
+
+
+def _line(text: str) -> str:
+    first, _, rest = str(text).strip().partition("\n")
+    return first.rstrip() + (" …" if rest.strip() else "")
 
 
 def _brief(d: dict[str, Any], limit: int = 160) -> str:
@@ -131,14 +138,14 @@ def _propose(d, v):
 
 
 def _evaluate(d, v):
-    why = (d.get("rejections") or [""])[0]
+    why = _line((d.get("rejections") or [""])[0])
     return (f"{v} {d.get('status', '?')}" + (" (recovered from disk)" if d.get("recovered") else "")
             + (f": {why}" if why else "") + (f" in {d['wall_s']:.1f} s" if d.get("wall_s") else ""))
 
 
 def _accept(d, v):
     what = "promoted to incumbent" if d.get("promote") else "not promoted"
-    return f"{v} {what}: {d.get('reason', '')}"
+    return f"{v} {what}: {_line(d.get('reason', ''))}"
 
 
 def _reflect(d, _v):

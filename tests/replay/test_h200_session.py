@@ -21,6 +21,8 @@ def test_the_h200_session_replays_as_recorded(h200_session):
     doc = json.loads(runner.invoke(build_app(), ["replay", str(h200_session), "--json"]).stdout)
     kinds = [e["kind"] for e in doc["events"]]
     assert kinds.count("evaluate") == 9 and kinds[-1] == "stop"
+    assert all("\n" not in e["title"] for e in doc["events"])        # a compiler's traceback keeps its first line
+    assert "v003 error: runtime-error: " in res.output and ": CompilationError: at 5:22: … in 3.7 s" in res.output
 
 
 def test_the_h200_winner_rerun_on_this_cpu(h200_session):
