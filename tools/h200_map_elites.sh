@@ -10,6 +10,10 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 : "${OUT:?set OUT to the folder for the results}"
+# The device returns at most 8 files a call: everything is written to a staging folder, then $OUT
+# gets the two tables, their JSON, steps.txt and details.tgz (logs, sessions).
+REAL_OUT="$OUT"
+OUT=$(mktemp -d /tmp/aka-map-elites-XXXXXX)
 iters="${1:-6}"
 shift || true
 ops=("$@")
@@ -44,4 +48,8 @@ cat "$OUT/map_elites.md" 2>/dev/null || echo "(no table)"
 echo
 echo "## evaluations to reach the exhaustive best (within 2 %); held-out slowdowns"
 cat "$OUT/param_search.md" 2>/dev/null || echo "(no table)"
+for f in map_elites.md map_elites.json param_search.md param_search.json steps.txt; do
+  [ -f "$OUT/$f" ] && cp "$OUT/$f" "$REAL_OUT/"
+done
+tar czf "$REAL_OUT/details.tgz" -C "$OUT" .
 [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ]
