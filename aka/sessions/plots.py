@@ -1,5 +1,6 @@
 """A session's plots (matplotlib, PNG files): the best kernel per shape against the baselines with
-its speed-of-light, and the incumbent over the iterations with accepted versions and dropouts.
+its speed-of-light, the incumbent over the iterations with accepted versions and dropouts, and for
+a map-elites session the archive (filling per generation, each island's grid).
 
 Both read records only (an EvalResult, the journal's events), so `report.md` and `aka replay`
 draw the same pictures. On the CPU interpreter the times are wall times that only rank; the plots
@@ -13,10 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from aka.agent.qd.history import History, squares
 from aka.spec.result import EvalResult
 
 SHAPES_PNG = "shapes.png"
 TRAJECTORY_PNG = "trajectory.png"
+ARCHIVE_PNG = "archive.png"
 
 
 @dataclass
@@ -171,9 +174,58 @@ def plot_shapes(result: EvalResult, out: Path, title: str = "") -> Path:
     return out
 
 
+def plot_archive(h: History, out: Path, title: str = "") -> Path:
+    """A map-elites archive: cells filled per generation, then per island the memory x compute grid
+    shaded by its best score, each square with its best version and how many elites it holds."""
+    from aka.propose.descriptors import COMPUTE, MEMORY
+
+    plt = _pyplot()
+    n = len(h.islands)
+    fig, axes = plt.subplots(1, n + 1, figsize=(4.2 * (n + 1), 4), dpi=100, squeeze=False)
+    ax = axes[0][0]
+    gens = [g["generation"] for g in h.generations]
+    for i in range(n):
+        ax.plot(gens, [g["filled"][i] if i < len(g["filled"]) else 0 for g in h.generations], marker="o",
+                label=f"island {i}")
+    ax.plot(gens, [g["cells"] for g in h.generations], color="black", linestyle="--", label="all islands")
+    ax.set_xlabel("generation")
+    ax.set_ylabel("cells filled")
+    ax.set_title("archive filling")
+    ax.yaxis.get_major_locator().set_params(integer=True)
+    if gens:
+        ax.set_xticks(gens)
+    ax.legend(fontsize=8)
+    top = max([e["fitness"] for cells in h.islands for e in cells.values()] or [1.0])
+    for i, cells in enumerate(h.islands):
+        ax = axes[0][i + 1]
+        at = squares(cells)
+        grid = [[at[(m, c)][0]["fitness"] if (m, c) in at else math.nan for m in range(len(MEMORY))]
+                for c in range(len(COMPUTE))]
+        image = ax.imshow(grid, origin="lower", cmap="viridis", vmin=0.0, vmax=top)
+        for (m, c), entries in at.items():
+            ax.text(m, c, f"{entries[0]['version']}\n{entries[0]['fitness']:.2f}"
+                    + (f"\n({len(entries)} elites)" if len(entries) > 1 else ""),
+                    ha="center", va="center", fontsize=7, bbox={"facecolor": "white", "alpha": 0.7, "linewidth": 0})
+        ax.set_xticks(range(len(MEMORY)))
+        ax.set_xticklabels(MEMORY, rotation=30, ha="right", fontsize=7)
+        ax.set_yticks(range(len(COMPUTE)))
+        ax.set_yticklabels(COMPUTE, fontsize=7)
+        ax.set_title(f"island {i}: best score per square")
+        fig.colorbar(image, ax=ax, fraction=0.046)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out)
+    plt.close(fig)
+    return out
+
+
 def write_plots(out_dir: Path, events: list[Any], get_eval: Callable[[str], EvalResult | None],
-                best: EvalResult | None, weights: dict[str, float], title: str = "") -> tuple[list[Path], list[str]]:
-    """Both plots into OUT_DIR: (files written, why any was not). Never raises for a plotting fault."""
+                best: EvalResult | None, weights: dict[str, float], title: str = "",
+                archive: History | None = None) -> tuple[list[Path], list[str]]:
+    """The plots into OUT_DIR (the archive's too for a map-elites session): (files written, why
+    any was not). Never raises for a plotting fault."""
     written, notes = [], []
     try:
         _pyplot()
@@ -194,4 +246,9 @@ def write_plots(out_dir: Path, events: list[Any], get_eval: Callable[[str], Eval
             notes.append(f"trajectory plot failed: {type(exc).__name__}: {exc}")
     else:
         notes.append("no trajectory plot: no candidate was evaluated")
+    if archive is not None:
+        try:
+            written.append(plot_archive(archive, out_dir / ARCHIVE_PNG, title))
+        except Exception as exc:  # noqa: BLE001
+            notes.append(f"archive plot failed: {type(exc).__name__}: {exc}")
     return written, notes

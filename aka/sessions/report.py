@@ -1,13 +1,16 @@
 """`report.md` of a session: the best kernel per shape against each baseline and the roofline, the
-incumbent's trajectory, dropouts and the stop reason — read from the session's files alone."""
+incumbent's trajectory, dropouts and the stop reason; for a map-elites session its archive —
+read from the session's files alone."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+from aka.agent.qd.history import History, replay
 from aka.sessions.folder import SessionFolder, write_text
 from aka.sessions.journal import read_events
+from aka.sessions.report_archive import section
 from aka.spec.op import OpSpec
 from aka.spec.result import EvalResult
 
@@ -32,7 +35,24 @@ def summarize(folder: SessionFolder, spec: OpSpec) -> dict[str, Any]:
         "mode": result.mode if result else None,
         "shapes": _shape_rows(result, spec) if result else [],
         "journal_dropped": events.dropped,
+        "unseen_shapes": _unseen_rule(events.events, best),
     }
+
+
+def _unseen_rule(events: list, best: str | None) -> dict[str, Any] | None:
+    """How the best kernel, when it is a tuner's dispatcher, serves unseen shapes (its propose event)."""
+    short = next((e.data.get("candidate") for e in events
+                  if e.kind == "evaluate" and best and e.data.get("version") == best), None)
+    found = next((e.data.get("unseen_shapes") for e in events
+                  if e.kind == "propose" and short and e.data.get("candidate") == short), None)
+    return {"rule": found["rule"], "why": found["why"]} if found else None
+
+
+def _name(folder: SessionFolder, version: str) -> str:
+    try:
+        return folder.candidate(version)[0].name
+    except Exception:  # noqa: BLE001 - a missing record: the report still reads
+        return "?"
 
 
 def _count(items) -> dict[str, int]:
@@ -69,6 +89,10 @@ def write_report(folder: SessionFolder, spec: OpSpec) -> dict[str, Any]:
         lines += ["No correct and honest kernel was found.", ""]
     else:
         lines += [f"Best kernel: `{s['best']}` ({s['best_name']}), file `best/candidate.py`.", ""]
+        if s["unseen_shapes"]:
+            u = s["unseen_shapes"]
+            lines += [f"It is a per-shape dispatcher: a shape it was not tuned for (held-out or yours) runs by the "
+                      f"{u['rule']} rule ({u['why']}).", ""]
     lines += [f"Stopped: {s['stop_reason']}. Candidates evaluated: {s['evaluated']} "
               f"({', '.join(f'{k} {v}' for k, v in sorted(s['statuses'].items())) or 'none'}).", ""]
     if s["mode"] == "cpu-interpreter":
@@ -81,9 +105,12 @@ def write_report(folder: SessionFolder, spec: OpSpec) -> dict[str, Any]:
     if s["dropouts"]:
         lines += ["", "## Optimization dropouts", ""]
         lines += [f"- dropout {d['number']}: masked {', '.join(d['masked']) or 'nothing'}" for d in s["dropouts"]]
+    history = replay(read_events(folder.journal_path).events)
+    if history is not None:
+        lines += section(history, lambda v: _name(folder, v))
     if s["journal_dropped"]:
         lines += ["", "Journal lines that could not be read: " + "; ".join(s["journal_dropped"])]
-    lines += _plots(folder, spec, s)
+    lines += _plots(folder, spec, s, history)
     write_text(folder.root / "report.md", "\n".join(lines) + "\n")
     return s
 
@@ -125,14 +152,14 @@ def _trajectory(folder: SessionFolder) -> list[str]:
     return out
 
 
-def _plots(folder: SessionFolder, spec: OpSpec, s: dict[str, Any]) -> list[str]:
+def _plots(folder: SessionFolder, spec: OpSpec, s: dict[str, Any], history: History | None = None) -> list[str]:
     """Write plots/*.png (aka.sessions.plots) and the lines of report.md that link them."""
     from aka.sessions.plots import write_plots
 
     weights = {x.id: x.weight for x in spec.shapes + spec.cpu_shapes}
     best = folder.get_eval(s["best"]) if s["best"] else None
     written, notes = write_plots(folder.root / "plots", read_events(folder.journal_path).events,
-                                 folder.get_eval, best, weights, f"{spec.name} ({s['id']})")
+                                 folder.get_eval, best, weights, f"{spec.name} ({s['id']})", history)
     out = ["", "## Plots", ""] + [f"![{p.stem}](plots/{p.name})" for p in written]
     return out + [f"- {n}" for n in notes]
 

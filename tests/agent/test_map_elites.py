@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+from aka.agent.qd import history
 from aka.agent.qd.archive import insert, migrate
 from aka.agent.qd.config import QDConfig
 from aka.agent.qd.select import choose, inspirations
@@ -100,6 +101,27 @@ def test_the_archive_fills_over_generations_with_migrations(tmp_path):
     step = next(s for s in steps(view) if s.kind == "archive")
     shown = details.text(view, step, steps(view))
     assert "── archive at this step ──" in shown and "1 cell(s) filled" in shown
+    _the_report_shows_the_archive(out.session, events, a)
+
+
+def _the_report_shows_the_archive(session, events, rebuilt):
+    """report.md: each island's grid, the filling per generation and the migrations, from the
+    journal (aka.agent.qd.history agrees with the replay's rebuild)."""
+    h = history.replay(events)
+    assert {k: e["version"] for k, e in h.merged().items()} == {k: e["version"] for k, e in rebuilt.merged().items()}
+    assert [g["generation"] for g in h.generations] == [0, 1, 2, 3] and sum(g["filed"] for g in h.generations) == 8
+    assert [g["cells"] for g in h.generations][-1] == len(h.merged()) and h.generations[0]["after_migration"] == [2, 2]
+    report = (session / "report.md").read_text()
+    assert report.count("| compute \\ memory | plain (m0) | vectorized (m1) | on-chip-tiled (m2) |") == 2
+    assert "### Island 0 (" in report and "### Island 1 (" in report and "## Archive (map-elites)" in report
+    first = next(e.data for e in events if e.kind == "archive")
+    name = first["cell"].split("/", 1)[1]                                  # the tuner's niche: family@region
+    assert f"`{first['version']}` {name} p" in report
+    gen0 = h.generations[0]
+    row = f"| 0 | 2 | {gen0['took']} | {gen0['filled'][0]} | {gen0['filled'][1]} | {gen0['cells']} | 2 / 2 |"
+    assert row in report
+    assert "- after generation 0: `v001` island 0 → 1 (new cell)" in report
+    assert "![archive](plots/archive.png)" in report and (session / "plots" / "archive.png").stat().st_size > 0
 
 
 def test_kill_9_then_resume_repeats_nothing_and_ends_where_an_uninterrupted_run_does(tmp_path):

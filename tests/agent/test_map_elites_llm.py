@@ -92,3 +92,9 @@ def test_cell_targeting_inspirations_and_a_meta_prompt_rewrite(tmp_path):
     assert "prompt rewrite of 'strategies' failed" in story
     a = grid.rebuild(view)
     assert a.prompt_scores["p001"]["uses"] == 2 and [p["id"] for p in a.prompts] == ["p000", "p001"]
+
+    # report.md: the archive section with the prompt versions and the failed rewrite
+    report = (folder.root / "report.md").read_text()
+    assert "### Prompt versions" in report and "| p001 | rewrite | philosophy of p000 | 2 |" in report
+    assert "| p000 | seed |  | 1 |" in report and "- failed rewrite of 'strategies' (generation" in report
+    assert "![archive](plots/archive.png)" in report
