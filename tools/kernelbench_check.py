@@ -507,7 +507,10 @@ def ncu_against(run: Path, problems: list[str], timeout_s: float, out: Path | No
     if out:
         out.mkdir(parents=True, exist_ok=True)
         (out / "ncu.json").write_text(json.dumps(ncu, indent=2, default=str))
-    lines = [f"ncu: `{ncu['_ncu']['command']}` (rc {ncu['_ncu']['rc']}, {ncu['_ncu']['wall_s']} s)", "",
+    run_info = ncu["_ncu"]
+    head = (f"ncu: `{run_info['command']}` (rc {run_info['rc']}, {run_info['wall_s']} s)" if "command" in run_info
+            else f"ncu: {run_info.get('error', 'not run')}")
+    lines = [head, "",
              "| problem | aka µs (timing) | ncu µs (median of " + str(NCU_ITERS) + ") | aka / ncu | driver max rel err "
              "| peak GB judge / candidate | aka eval wall s |", "|---|---|---|---|---|---|---|"]
     for prob in problems:

@@ -12,7 +12,8 @@ status are decided here, from:
   device work): checked here, believed only as far as they convict;
 - claimed times, cross-checked against this process's own clock around a batch of calls it
   started and saw finish, and against the memory-bandwidth floor on a GPU (`forged-timing`);
-- baselines (eager, torch.compile) timed here, away from candidate code.
+- baselines (eager, torch.compile, the operator's production module) timed here, away from
+  candidate code.
 
 The candidate's process ending, hanging, or sending anything malformed is its own failure.
 """
@@ -112,15 +113,28 @@ class Remote:
 
     def ask(self, cmd: str, **fields: Any) -> dict[str, Any]:
         """Send a command, wait for its reply; failures become CandidateFailed."""
+        self.send(cmd, **fields)
+        return self.wait("call-first" if cmd == "call" and fields.get("trace") else cmd)
+
+    def send(self, cmd: str, **fields: Any) -> None:
+        """Send a command without waiting: the judge works on while the candidate's process does
+        it; `wait` takes the reply (one command outstanding at a time)."""
         self.seq += 1
-        t0 = time.perf_counter()
         try:
             self.chan.send({"cmd": cmd, "seq": self.seq, **fields})
+        except ChannelError as exc:
+            raise self._lost(exc) from None
+
+    def wait(self, phase: str) -> dict[str, Any]:
+        """The reply to the command last sent (its wait charged to `phase`); failures become
+        CandidateFailed."""
+        t0 = time.perf_counter()
+        try:
             reply = self.receive()
         except ChannelError as exc:
             raise self._lost(exc) from None
         finally:
-            self.tally("call-first" if cmd == "call" and fields.get("trace") else cmd, time.perf_counter() - t0)
+            self.tally(phase, time.perf_counter() - t0)
         if reply.get("operator_fault"):
             raise OperatorFailed(dict(reply["operator_fault"]))
         if not reply.get("ok"):
@@ -269,10 +283,13 @@ def run_eval(job: jobs.EvalJob) -> dict[str, Any]:
             fp = _footprint(job, op)
             if fp is not None and fp.too_large:
                 return {"ok": False, "too_large": fp.to_dict()}
-            out["device"] = device_info(job.device)
         try:
-            loaded = remote.ask("load", spec=job.spec, device=job.device, dtype=job.dtype,
-                                candidate=remote.path, memory_fraction=_share(job, fp))
+            remote.send("load", spec=job.spec, device=job.device, dtype=job.dtype,
+                        candidate=remote.path, memory_fraction=_share(job, fp))
+            with remote.timed("judge-device"):           # meanwhile: the candidate imports, starts CUDA
+                out["device"] = device_info(job.device)
+                _start_device(op)
+            loaded = remote.wait("load")
         except CandidateFailed as exc:
             rule = exc.rule if exc.rule in ("candidate-exit", "timeout", "crash", "out-of-memory") else "load-error"
             v.reject(rule, exc.message, file=job.candidate.name)
@@ -294,6 +311,14 @@ def run_eval(job: jobs.EvalJob) -> dict[str, Any]:
         out["phases_s"] = {k: round(t, 4) for k, t in remote.clock.items()}
         if job.device == "cuda":
             warm_utilities()
+
+
+def _start_device(op: Operator) -> None:
+    """Create the judge's own CUDA context now (overlapping the candidate's start) rather than at
+    its first reference call."""
+    if op.device.type == "cuda":
+        torch.empty(1, device=op.device)
+        torch.cuda.synchronize()
 
 
 def warm_utilities() -> None:
@@ -338,17 +363,20 @@ def _fault(exc: BaseException, reference: str, stage: str) -> dict[str, Any]:
     return {"message": f"{type(exc).__name__}: {exc}", "file": reference, "line": line, "stage": stage}
 
 
-def _guard(op: Operator, stage: str, fn: Callable[[], Any]) -> Any:
+def _guard(op: Operator, stage: str, fn: Callable[[], Any], role: str = "reference") -> Any:
+    """FN's value; what it raises is the operator's fault, blamed on its reference or (ROLE
+    'production') on its production module."""
+    file = op.spec["production"]["file"] if role == "production" else op.spec["reference"]
     try:
         return fn()
     except (OperatorFailed, CandidateFailed):
         raise
     except torch.OutOfMemoryError as exc:
-        raise OperatorFailed({"message": f"the reference side ran out of device memory: {exc}",
-                              "file": op.spec["reference"], "line": None, "stage": stage,
+        raise OperatorFailed({"message": f"the {role} side ran out of device memory: {exc}",
+                              "file": file, "line": None, "stage": stage, "role": role,
                               "out_of_memory": True}) from None
     except Exception as exc:  # noqa: BLE001 - reference code
-        raise OperatorFailed(_fault(exc, op.spec["reference"], stage)) from None
+        raise OperatorFailed({**_fault(exc, file, stage), "role": role}) from None
 
 
 def _footprint(job: jobs.EvalJob, op: Operator) -> Footprint | None:
@@ -568,12 +596,27 @@ def _free(op: Operator) -> None:
 
 # -- timing --------------------------------------------------------------------------------------
 
+def runnable_baselines(spec: dict[str, Any], names: tuple[str, ...] | list[str], gpu: bool) -> tuple[list[str], list[str]]:
+    """The baselines that can be timed here, and a note on each that cannot."""
+    run, notes = [], []
+    prod = spec.get("production") or {}
+    for name in names:
+        if name == "torch.compile" and not gpu:
+            notes.append("torch.compile baseline skipped on the CPU interpreter")
+        elif name == "production" and not prod:
+            notes.append("no production baseline: the operator names none (op.yaml production:)")
+        elif name == "production" and not gpu and "gpu" in prod.get("requires", ()):
+            notes.append(f"production baseline ({prod.get('library')}) skipped on the CPU interpreter: "
+                         "it needs a GPU")
+        else:
+            run.append(name)
+    return run, notes
+
+
 def _time_all(job: jobs.EvalJob, op: Operator, remote: Remote, kernels: set[str], checked: set[str], v: Verdicts) -> None:
     gpu = job.device == "cuda"
-    baselines = list(job.baselines)
-    if not gpu and "torch.compile" in baselines:
-        baselines.remove("torch.compile")
-        v.notes.append("torch.compile baseline skipped on the CPU interpreter")
+    baselines, notes = runnable_baselines(job.spec, job.baselines, gpu)
+    v.notes.extend(notes)
     for i, row in enumerate(v.shapes):
         if row["held_out"] or row["id"] not in checked:
             continue
@@ -598,7 +641,8 @@ def _time_all(job: jobs.EvalJob, op: Operator, remote: Remote, kernels: set[str]
         if baselines:
             with remote.timed("judge-baselines"):
                 row["baselines"] = time_baselines(op, row["params"], seed, row.get("bytes_io", 0), baselines,
-                                                  gpu, int(job.reps), timing["method"] if gpu else None)
+                                                  gpu, int(job.reps), timing["method"] if gpu else None,
+                                                  _tolerance(job), row["id"])
 
 
 def _sets(gpu: bool, bytes_io: int) -> int:
@@ -695,8 +739,9 @@ def _round_trip(remote: Remote) -> float:
 
 
 def time_baselines(op: Operator, params: dict, seed: int, bytes_io: int, names: list[str], gpu: bool,
-                   reps: int, method: str | None) -> dict[str, Any]:
-    """Eager and torch.compile of the reference, timed here the way the candidate was."""
+                   reps: int, method: str | None, tol: Tolerance, shape_id: str) -> dict[str, Any]:
+    """Eager and torch.compile of the reference, and the operator's production module, timed here
+    the way the candidate was; the production module must first match the reference."""
     from aka.evaluate.worker import bencher, calls_of
 
     bench = bencher(gpu, reps)
@@ -705,11 +750,36 @@ def time_baselines(op: Operator, params: dict, seed: int, bytes_io: int, names: 
             for k in range(_sets(gpu, bytes_io))]
     row = {}
     for name in names:
-        model = ref if name == "eager" else torch.compile(ref)
-        row[name] = _guard(op, "forward", lambda: bench(calls_of(model, sets), method=method)).__dict__
+        role = "production" if name == "production" else "reference"
+        if name == "production":
+            model = _guard(op, "init", lambda: op.build_production(params, seed, ref), role)
+            check_production(op, ref, model, sets[0], tol, shape_id)
+        else:
+            model = ref if name == "eager" else torch.compile(ref)
+        row[name] = _guard(op, "forward", lambda: bench(calls_of(model, sets), method=method), role).__dict__
+        del model
     del sets
     _free(op)
     return row
+
+
+def check_production(op: Operator, ref: torch.nn.Module, prod: torch.nn.Module, inputs: Inputs,
+                     tol: Tolerance, shape_id: str) -> None:
+    """The production module computes the operator: its output (and the inputs it updates) match
+    the reference's on the same inputs within the operator's tolerance, else the operator is at
+    fault, so a wrong stand-in can never inflate a speedup."""
+    mutates = tuple(op.spec.get("mutates") or ())
+    a, b = (inputs.clone(), inputs.clone()) if mutates else (inputs, inputs)
+    want = _guard(op, "forward", lambda: _forward(op, ref, a))
+    got = _guard(op, "forward", lambda: _forward(op, prod, b), "production")
+    pairs = [("", got, want)] + [(f"updated input `{m}`: ", b.values[m], a.values[m]) for m in mutates if m in a.values]
+    for what, x, y in pairs:
+        m = cmp.compare(x, y, tol.atol, tol.rtol, per_path=tol.outputs)
+        if not m.ok:
+            raise OperatorFailed({"message": f"its output does not match the reference's at shape {shape_id} "
+                                  f"(atol {tol.atol:g}, rtol {tol.rtol:g}): {what}{m.detail}",
+                                  "file": op.spec["production"]["file"], "line": None, "stage": "check",
+                                  "role": "production"})
 
 
 # -- interleaved comparison ------------------------------------------------------------------------
@@ -727,9 +797,11 @@ def run_compare(job: jobs.CompareJob) -> dict[str, Any]:
     try:
         op = operator_of(job)
         gpu = job.device == "cuda"
+        for side, remote in (("incumbent", inc), ("candidate", cand)):   # both start at once
+            remote.send("load", spec=job.spec, device=job.device, dtype=job.dtype, candidate=remote.path,
+                        tag=side, memory_fraction=0.25 if gpu else None)
         for side, remote in (("incumbent", inc), ("candidate", cand)):
-            remote.ask("load", spec=job.spec, device=job.device, dtype=job.dtype, candidate=remote.path,
-                       tag=side, memory_fraction=0.25 if gpu else None)
+            remote.wait("load")
         results = []
         for i, shape in enumerate(job.shapes):
             seed = int(job.seed) + 1000 * i

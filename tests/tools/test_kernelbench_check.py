@@ -90,15 +90,30 @@ def test_batch_table_from_a_run_folder(kc, tmp_path):
                       {"op": "23_Softmax", "state": "done", "status": "wrong", "real_kernel": False},
                       {"op": "36_RMSNorm_", "state": "pending", "status": None, "real_kernel": False}]}
     (tmp_path / "scoreboard.json").write_text(json.dumps(board))
-    for op, rec, doc in (("19_ReLU", {"wall_s": 41.5, "rejections": []}, {"shapes": [shape]}),
+    peak = {"peak_memory_bytes": {"judge": 21.68e9, "candidate": 19.6e9}}
+    for op, rec, doc in (("19_ReLU", {"wall_s": 41.5, "rejections": []}, {"shapes": [shape], "device": peak}),
                          ("23_Softmax", {"wall_s": 30.0, "rejections": ["wrong-output"]}, {"shapes": []})):
         (tmp_path / "ops" / op).mkdir(parents=True)
         (tmp_path / "ops" / op / "result.json").write_text(json.dumps(rec))
         (tmp_path / "ops" / op / "eval.json").write_text(json.dumps(doc))
     text = kc.batch_table(tmp_path)
-    assert ("| 19_ReLU | accepted | 3000.0 | 4500.0 | 3300.0 | 1.50 | 1.10 | 0.894 | 12.88 | 2.0e-07 | 41.5 |"
-            in text)
+    assert ("| 19_ReLU | accepted | 3000.0 | 4500.0 | 3300.0 | 1.50 | 1.10 | 0.894 | 12.88 | 21.68 / 19.60 | "
+            "2.0e-07 | 41.5 |" in text)
+    assert "| 23_Softmax | wrong (wrong-output) | n/a | n/a | n/a | n/a | n/a | n/a | n/a | — |" in text
     assert "| 23_Softmax | wrong (wrong-output) | n/a |" in text and "| 36_RMSNorm_ | pending | n/a |" in text
     assert "weighted SOL (bytes-only): 0.298; eager reaches 0.200" in text
     assert "vs eager: geomean speedup 1.500 over 1 operators; fast_1 0.33, fast_1.5 0.00, fast_2 0.00" in text
     assert "no scoreboard.json" in kc.batch_table(tmp_path / "nowhere")
+
+
+def test_ncu_against_a_run_without_ncu_says_so(kc, tmp_path, monkeypatch):
+    monkeypatch.setattr(kc, "find_ncu", lambda: None)
+    (tmp_path / "scoreboard.json").write_text(json.dumps({"rows": [{"op": "19_ReLU", "state": "done",
+                                                                     "status": "accepted"}]}))
+    (tmp_path / "ops" / "19_ReLU").mkdir(parents=True)
+    (tmp_path / "ops" / "19_ReLU" / "result.json").write_text(json.dumps({"wall_s": 60.0}))
+    (tmp_path / "ops" / "19_ReLU" / "eval.json").write_text(json.dumps({"shapes": [
+        {"id": "default", "held_out": False, "time": {"median_us": 3371.0, "method": "events"}}]}))
+    text = kc.ncu_against(tmp_path, ["19_ReLU"], 30.0, tmp_path / "ncu")
+    assert "| 19_ReLU | 3371.0 (events) | n/a — ncu not found | n/a |" in text
+    assert (tmp_path / "ncu" / "ncu.json").is_file()
