@@ -24,7 +24,7 @@ def eval_command(
     seed: int = typer.Option(0, help="Base seed of the random inputs."),
     timeout: Optional[float] = typer.Option(None, help="Time limit of the whole evaluation, seconds."),
     no_time: bool = typer.Option(False, "--no-time", help="Check correctness and honesty only."),
-    baseline: Optional[List[str]] = typer.Option(None, "--baseline", help="Baselines to time (default: the spec's)."),
+    baseline: Optional[List[str]] = typer.Option(None, "--baseline", help="Baselines to time: eager, torch.compile, production (default: the spec's)."),
     reps: int = typer.Option(100, min=50, help="Timed repetitions per measurement (at least 50)."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON document instead of tables."),
 ) -> None:
@@ -38,8 +38,11 @@ def eval_command(
             raise typer.BadParameter(f"--device must be auto, cuda or cpu, not {device!r}")
         spec = load_op(op)
         for b in baseline or []:
-            if b not in ("eager", "torch.compile"):
-                raise typer.BadParameter(f"--baseline must be eager or torch.compile, not {b!r}")
+            if b not in ("eager", "torch.compile", "production"):
+                raise typer.BadParameter(f"--baseline must be eager, torch.compile or production, not {b!r}")
+            if b == "production" and spec.production is None:
+                raise typer.BadParameter(f"--baseline production: {spec.path} names no production baseline "
+                                         "(op.yaml production:)")
         options = EvalOptions(shapes=tuple(shape or ()), trials=trials, seed=seed, timeout_s=timeout,
                               time=not no_time, baselines=tuple(baseline) if baseline else None, reps=reps)
         with WorkerPool(detect_device(device)) as pool:

@@ -30,9 +30,12 @@ def _sol(s: ShapeResult) -> tuple[str, str, str]:
 def render_eval(result: EvalResult, console: Console | None = None) -> None:
     console = console or Console(width=None if sys.stdout.isatty() else 160)
     gpu = result.mode == "gpu"
+    prod = any("production" in s.baselines for s in result.shapes)
     cols = ["shape", "correct", "max abs err", "time µs" if gpu else "time µs (CPU interpreter)", "eager"]
+    cols += ["production"] if prod else []
     if gpu:
-        cols += ["torch.compile", "× eager", "× compile", "SOL", "SOL cal.", "SOL +launch"]
+        cols += ["torch.compile", "× eager", "× compile"] + (["× production"] if prod else [])
+        cols += ["SOL", "SOL cal.", "SOL +launch"]
     table = Table(title=f"{result.op} — {result.candidate}", title_justify="left")
     for col in cols:
         table.add_column(col, justify="left" if col == "shape" else "right")
@@ -43,9 +46,12 @@ def render_eval(result: EvalResult, console: Console | None = None) -> None:
             _us(s.time) + (" [graph]" if s.time and s.time.method == "graph" else ""),
             _us(s.baselines.get("eager")),
         ]
+        row += [_us(s.baselines.get("production"))] if prod else []
         if gpu:
             row += [_us(s.baselines.get("torch.compile")), _x(s.speedup.get("eager")),
-                    _x(s.speedup.get("torch.compile")), *_sol(s)]
+                    _x(s.speedup.get("torch.compile"))]
+            row += [_x(s.speedup.get("production"))] if prod else []
+            row += [*_sol(s)]
         table.add_row(*row)
     console.print(table)
     for s in result.shapes:

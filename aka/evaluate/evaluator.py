@@ -121,13 +121,15 @@ class Evaluator:
             return EvalResult(status=status_of(static), rejections=static, notes=notes,
                               shapes=_unchecked(rows), **base)
         tol = spec.tolerance_for(dtype)
+        baselines = tuple(options.baselines if options.baselines is not None else spec.baselines)
+        if spec.production and "production" in baselines and options.time:
+            notes.append(production_note(spec))
         job = jobs.EvalJob(
             device=self.pool.device, timeout_s=options.timeout_s or _default_timeout(self.interpreter, rows),
             spec=spec.to_dict(), dtype=dtype, shapes=_shape_jobs(rows), seed=options.seed, reps=options.reps,
             sandbox=getattr(self.pool, "sandbox", {}), candidate=jobs.CandidateSource(path, source),
             trials=options.trials, atol=tol.atol, rtol=tol.rtol, tol_outputs=dict(tol.outputs),
-            mutates=tuple(spec.mutates), time=options.time,
-            baselines=tuple(options.baselines if options.baselines is not None else spec.baselines),
+            mutates=tuple(spec.mutates), time=options.time, baselines=baselines,
             memory_limit_bytes=int(options.memory_limit_gb * 2**30),
         ).to_dict()
         reply = self.pool.submit(job)
@@ -212,10 +214,12 @@ class Evaluator:
         options = options or EvalOptions()
         dtype, rows, _ = self.plan(spec, options)
         shapes = [{**r, "method": methods[r["id"]]} for r in rows if r["id"] in methods and not r["held_out"]]
+        tol = spec.tolerance_for(dtype)
         job = jobs.BaselinesJob(
             device=self.pool.device, timeout_s=options.timeout_s or _default_timeout(self.interpreter, shapes),
             spec=spec.to_dict(), dtype=dtype, shapes=_shape_jobs(shapes), seed=options.seed, reps=options.reps,
             baselines=tuple(options.baselines if options.baselines is not None else spec.baselines),
+            atol=tol.atol, rtol=tol.rtol, tol_outputs=dict(tol.outputs),
         ).to_dict()
         reply = self.pool.submit(job)
         _raise_fault(spec, reply)
@@ -244,17 +248,28 @@ def weigh(comparisons: list[Comparison], weights: dict[str, float]) -> Decision:
     return Decision(True, f"{speedup:.3f}x weighted, noise {noise:.3f}{note}", speedup, noise, comparisons)
 
 
+def production_note(spec: OpSpec) -> str:
+    """What the production baseline is, in one line (shown with the times)."""
+    prod = spec.production
+    where = os.path.relpath(prod.file, os.path.dirname(spec.path)) if prod else ""
+    return f"production baseline: {prod.library} ({where})" + (f"; {prod.note}" if prod.note else "")
+
+
 def _raise_fault(spec: OpSpec, reply: dict[str, Any]) -> None:
-    """Faults that are nobody's candidate's: the reference's code failed (exit 2, naming the
-    reference), or the problem cannot fit on this device (exit 3)."""
+    """Faults that are nobody's candidate's: the reference's code (or its production module's)
+    failed or the production module's output differs from the reference's (exit 2, naming the
+    file), or the problem cannot fit on this device (exit 3)."""
     fault = reply.get("operator_fault")
     if fault:
-        where = fault.get("file") or spec.reference
+        role = "production" if fault.get("role") == "production" else "reference"
+        where = fault.get("file") or (spec.production.file if role == "production" and spec.production
+                                      else spec.reference)
         stage = fault.get("stage") or "load"
         if fault.get("out_of_memory"):
-            raise EnvironmentMissing(f"{where}: the reference ran out of device memory ({stage}); the device "
+            raise EnvironmentMissing(f"{where}: the {role} ran out of device memory ({stage}); the device "
                                      f"is too small for this problem: {fault.get('message', '')}")
-        raise SpecError(where, "reference", f"the operator's reference failed ({stage}): "
+        what = "production baseline" if role == "production" else "reference"
+        raise SpecError(where, role, f"the operator's {what} failed ({stage}): "
                         f"{fault.get('message', '')}", line=fault.get("line"))
     big = reply.get("too_large")
     if big:

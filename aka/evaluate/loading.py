@@ -152,6 +152,8 @@ class Operator:
             params = list(inspect.signature(self.model_cls.forward).parameters)
         self.arg_names = [p for p in params if p != "self"]
         self.inputs_module = self.module
+        self.production_cls: Any = None
+        """The production module's class, imported on first use (never in a candidate's process)."""
         if self.form == "atrex":
             with blame("load", self.inputs_file, "importing the input generator"), self.on_device():
                 self.inputs_module = load_module(self.inputs_file, "inputs")
@@ -187,6 +189,23 @@ class Operator:
             model = self.model_cls(*args, **kwargs)
         model = self.place_model(model)
         if self.device.type != "cuda":  # the reference's forward may hard-code CUDA too
+            _remap_forward(model, self.device)
+        return model
+
+    def build_production(self, params: dict[str, Any], seed: int, reference: torch.nn.Module) -> torch.nn.Module:
+        """The operator's production module (op.yaml `production:`) for one shape, built like a
+        candidate: Model's constructor arguments, then the reference's weights loaded strictly.
+        What its code raises is an OperatorFault naming the production file."""
+        file = self.spec["production"]["file"]
+        if self.production_cls is None:
+            with blame("load", file, "importing the production module"), self.on_device():
+                self.production_cls = load_module(file, "production").Production
+        args, kwargs = self.init_args(params)
+        torch.manual_seed(seed)
+        with blame("init", file, "Production(...)"), self.on_device():
+            model = self.place_model(self.production_cls(*args, **kwargs))
+            model.load_state_dict(reference.state_dict(), strict=True)
+        if self.device.type != "cuda":
             _remap_forward(model, self.device)
         return model
 

@@ -97,10 +97,14 @@ class CompareJob(OperatorJob):
 
 @dataclass(frozen=True)
 class BaselinesJob(OperatorJob):
-    """Eager / torch.compile timings of some shapes, each with a given method."""
+    """Eager / torch.compile / production timings of some shapes, each with a given method."""
 
     kind: ClassVar[str] = "baselines"
     baselines: tuple[str, ...] = ("eager", "torch.compile")
+    atol: float = 1e-4
+    rtol: float = 1e-4
+    tol_outputs: dict[str, tuple[float, float]] = field(default_factory=dict)
+    """The operator's tolerance: a production baseline must match the reference within it."""
 
 
 @dataclass(frozen=True)

@@ -16,17 +16,19 @@ import yaml
 
 from aka.errors import SpecError
 from aka.spec import expr
-from aka.spec.op import DTYPES, OpSpec, Roofline, Shape, ShapeWork, Tolerance
+from aka.spec.op import DTYPES, OpSpec, Production, Roofline, Shape, ShapeWork, Tolerance
 
 REQUIRED = ("name", "reference", "dtype", "shapes")
 OPTIONAL = (
     "description", "category", "held_out_shapes", "cpu_shapes", "cpu_held_out_shapes",
     "tolerance", "roofline",
-    "mutates", "backend", "baselines",
+    "mutates", "backend", "baselines", "production",
 )
 SHAPE_KEYS = {"id", "params", "weight", "phase"}
 BACKENDS = ("triton", "cuda")
-BASELINES = ("eager", "torch.compile")
+BASELINES = ("eager", "torch.compile", "production")
+PRODUCTION_KEYS = ("file", "library", "note", "requires")
+REQUIRES = ("gpu",)
 PHASES = ("prefill", "decode", "any")
 ATREX_FILES = ("reference.py", "input.py", "shapes.json")
 
@@ -77,6 +79,7 @@ def _from_mapping(p: Path, data: dict[str, Any]) -> OpSpec:
     dup = {i for i in ids if ids.count(i) > 1}
     if dup:
         raise SpecError(f, "shapes", f"shape ids must be unique across all shape lists: {sorted(dup)}")
+    production = _production(f, p.parent, data.get("production"), reference)
     spec = OpSpec(
         name=name,
         path=str(p.resolve()),
@@ -92,10 +95,63 @@ def _from_mapping(p: Path, data: dict[str, Any]) -> OpSpec:
         roofline=_roofline(f, data.get("roofline"), dtype, shapes + held + cpu + cpu_held),
         mutates=tuple(_str_list(f, "mutates", data.get("mutates") or [])),
         backend=_choice(f, "backend", data.get("backend", "triton"), BACKENDS),
-        baselines=tuple(_choice(f, "baselines", b, BASELINES)
-                        for b in _str_list(f, "baselines", data.get("baselines", list(BASELINES)))),
+        baselines=_baselines(f, data.get("baselines"), production),
+        production=production,
     )
     return spec
+
+
+def _baselines(f: str, value: Any, production: Production | None) -> tuple[str, ...]:
+    """The baselines to time: as given, else eager and torch.compile (and production when named)."""
+    if value is None:
+        return BASELINES if production else BASELINES[:2]
+    names = tuple(_choice(f, "baselines", b, BASELINES) for b in _str_list(f, "baselines", value))
+    if "production" in names and production is None:
+        raise SpecError(f, "baselines", "'production' needs a `production:` entry naming its module")
+    return names
+
+
+def _production(f: str, folder: Path, value: Any, reference: Path) -> Production | None:
+    """The `production:` entry: a module defining `class Production` with Model's signatures."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise SpecError(f, "production", f"expected a mapping {{file, library, note, requires}}, got {value!r}")
+    unknown = sorted(set(value) - set(PRODUCTION_KEYS))
+    if unknown:
+        raise SpecError(f, f"production.{unknown[0]}", f"unknown key (allowed: {', '.join(PRODUCTION_KEYS)})")
+    for key in ("file", "library"):
+        if value.get(key) in (None, ""):
+            raise SpecError(f, f"production.{key}", "missing required field")
+    path = (folder / _str(f, "production.file", value["file"])).resolve()
+    if not path.is_file():
+        raise SpecError(f, "production.file", f"production module not found: {path}")
+    tree = _parse_python(f, "production.file", path)
+    _require(f, "production.file", path, tree, "Production", ())
+    _same_signatures(f, path, tree, _parse_python(f, "reference", reference))
+    requires = _str_list(f, "production.requires", value.get("requires") or [])
+    return Production(file=str(path), library=_str(f, "production.library", value["library"]),
+                      note=str(value.get("note") or ""),
+                      requires=tuple(_choice(f, "production.requires", r, REQUIRES) for r in requires))
+
+
+def _same_signatures(f: str, path: Path, tree: ast.Module, ref_tree: ast.Module) -> None:
+    """Production's __init__ and forward take the parameters Model's do (the harness calls both alike)."""
+    model, prod = (next(n for n in t.body if isinstance(n, ast.ClassDef) and n.name == name)
+                   for t, name in ((ref_tree, "Model"), (tree, "Production")))
+    for method in ("__init__", "forward"):
+        want, got = _parameters(_function(model.body, method)), _parameters(_function(prod.body, method))
+        if want is not None and got is not None and want != got:
+            raise SpecError(f, "production.file", f"{path}: Production.{method} takes ({', '.join(got)}), the "
+                            f"reference's Model.{method} takes ({', '.join(want)}); both are called alike")
+
+
+def _parameters(fn: ast.FunctionDef | None) -> list[str] | None:
+    """A method's parameter names after self (None: not defined in the class body)."""
+    if fn is None:
+        return None
+    a = fn.args
+    return [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs][1:]
 
 
 def _load_kernelbench(p: Path) -> OpSpec:

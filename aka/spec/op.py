@@ -90,6 +90,22 @@ class ShapeWork:
 
 
 @dataclass(frozen=True)
+class Production:
+    """The kernel a serving stack runs for this operator, called through the library torch exposes
+    (op.yaml `production:`): timed like eager and torch.compile, never shown as a candidate."""
+
+    file: str
+    """Absolute path of the module defining `class Production(torch.nn.Module)`, with `Model`'s
+    constructor, forward signature and parameter names (the harness loads the reference's
+    state_dict into it)."""
+    library: str
+    """What it calls, e.g. 'cuBLASLt via F.linear'."""
+    note: str = ""
+    requires: tuple[str, ...] = ()
+    """'gpu': it cannot run on the CPU interpreter, where it is skipped with a note."""
+
+
+@dataclass(frozen=True)
 class OpSpec:
     """A validated operator: reference, shapes, tolerance, roofline and baselines."""
 
@@ -114,6 +130,9 @@ class OpSpec:
     mutates: tuple[str, ...] = ()
     backend: str = "triton"
     baselines: tuple[str, ...] = ("eager", "torch.compile")
+    """Baselines timed beside a candidate: 'eager', 'torch.compile', 'production'."""
+    production: Production | None = None
+    """The operator's production baseline, when it names one."""
     kernelbench: bool = False
     """The reference is a KernelBench problem (get_inputs / get_init_inputs, one shape)."""
     form: Form = "op.yaml"
@@ -187,6 +206,10 @@ class OpSpec:
             data["roofline"] = Roofline(**data["roofline"])
         data["mutates"] = tuple(data.get("mutates", ()))
         data["baselines"] = tuple(data.get("baselines", ()))
+        if data.get("production"):
+            prod = dict(data["production"])
+            prod["requires"] = tuple(prod.get("requires", ()))
+            data["production"] = Production(**prod)
         data["shape_work"] = {k: ShapeWork(**w) for k, w in (data.get("shape_work") or {}).items()}
         return cls(**data)
 

@@ -109,3 +109,39 @@ def test_per_output_tolerance(tmp_path):
     write(tmp_path, GOOD + "tolerance: {atol: 0.01}\n")
     with pytest.raises(SpecError, match="both"):
         load_op(tmp_path)
+
+
+PROD = ("import torch\n\nclass Production(torch.nn.Module):\n    def __init__(self, hidden, eps=1e-6):\n"
+        "        super().__init__()\n\n    def forward(self, x):\n        return x\n")
+
+
+@pytest.mark.parametrize("entry, module, field", [
+    ("production: prod.py\n", PROD, "production"),
+    ("production: {file: prod.py, library: cuBLAS, colour: red}\n", PROD, "production.colour"),
+    ("production: {file: prod.py}\n", PROD, "production.library"),
+    ("production: {file: missing.py, library: cuBLAS}\n", PROD, "production.file"),
+    ("production: {file: prod.py, library: cuBLAS}\n", "import torch\nclass Model(torch.nn.Module):\n    pass\n",
+     "production.file"),
+    ("production: {file: prod.py, library: cuBLAS}\n", PROD.replace("forward(self, x)", "forward(self, x, y)"),
+     "production.file"),
+    ("production: {file: prod.py, library: cuBLAS}\n", PROD.replace("hidden, eps", "n, eps"), "production.file"),
+    ("production: {file: prod.py, library: cuBLAS, requires: [tpu]}\n", PROD, "production.requires"),
+    ("baselines: [eager, production]\n", PROD, "baselines"),
+])
+def test_bad_production_entries_name_the_field(tmp_path, entry, module, field):
+    write(tmp_path, GOOD + entry)
+    (tmp_path / "prod.py").write_text(module)
+    with pytest.raises(SpecError) as err:
+        load_op(tmp_path)
+    assert err.value.field == field and err.value.path.endswith("op.yaml") and err.value.exit_code == 2
+
+
+def test_production_entry_loads_and_joins_the_baselines(tmp_path):
+    write(tmp_path, GOOD + "production:\n  file: prod.py\n  library: ATen via F.rms_norm\n  requires: [gpu]\n")
+    (tmp_path / "prod.py").write_text(PROD)
+    spec = load_op(tmp_path)
+    assert spec.production.file == str((tmp_path / "prod.py").resolve()) and spec.production.requires == ("gpu",)
+    assert spec.baselines == ("eager", "torch.compile", "production")
+    assert type(spec).from_dict(spec.to_dict()) == spec
+    write(tmp_path, GOOD + "baselines: [eager]\nproduction: {file: prod.py, library: x}\n")
+    assert load_op(tmp_path).baselines == ("eager",)          # named, but not timed

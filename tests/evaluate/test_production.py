@@ -1,0 +1,109 @@
+"""Production baselines (op.yaml `production:`): timed by the judge beside eager, checked against the
+reference first (a wrong one is the operator's fault, exit 2 naming its file), skipped on the CPU
+where it needs a GPU."""
+
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from aka.cli.main import build_app
+from aka.cli.render import render_eval
+from aka.errors import SpecError
+from aka.evaluate.evaluator import EvalOptions, Evaluator
+from aka.spec.load import load_op
+from aka.spec.op import OpSpec
+from aka.spec.result import EvalResult
+
+HERE = Path(__file__).parent
+OP = HERE / "fixtures" / "rmsnorm_production"
+HONEST = str(HERE / "candidates" / "honest_rmsnorm.py")
+runner = CliRunner()
+
+
+def run(*args):
+    return runner.invoke(build_app(), [str(a) for a in args])
+
+
+def copy_op(tmp_path: Path, forward: str, requires: str = "") -> Path:
+    """The fixture operator with another production forward body (and `requires:`)."""
+    shutil.copytree(OP, tmp_path / "op")
+    shutil.copy(HERE / "fixtures" / "rmsnorm" / "reference.py", tmp_path / "op" / "reference.py")
+    yaml = (tmp_path / "op" / "op.yaml").read_text().replace("../rmsnorm/reference.py", "reference.py")
+    (tmp_path / "op" / "op.yaml").write_text(yaml.replace("  note:", requires + "  note:"))
+    prod = tmp_path / "op" / "production.py"
+    text = prod.read_text()
+    prod.write_text(text[: text.index("        return F.rms_norm")] + forward + "\n")
+    return tmp_path / "op"
+
+
+def test_eval_times_production_beside_eager_and_names_it():
+    res = run("eval", OP, HONEST, "--json", "--shape", "cpu-a")
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    timed = data["shapes"][0]
+    assert set(timed["baselines"]) == {"eager", "production"}
+    assert timed["baselines"]["production"]["method"] == "cpu-interpreter"
+    assert timed["speedup"] == {}                        # interpreter times: no speedups
+    assert any("production baseline: ATen's fused RMSNorm via F.rms_norm (production.py)" in n
+               for n in data["notes"])
+    console = Console(file=io.StringIO(), width=200)
+    render_eval(EvalResult.from_dict(data), console)
+    table = console.file.getvalue()
+    header = next(line for line in table.splitlines() if "shape" in line)
+    assert "production" in header and "× production" not in header          # no speedup on the CPU
+
+
+def test_speedup_over_production_on_a_gpu_reply():
+    """The GPU path's arithmetic, from a reply as the judge sends it on a GPU."""
+    spec = load_op(OP)
+    t = {"median_us": 10.0, "iqr_us": 0.1, "cv": 0.01, "reps": 100, "method": "graph"}
+    row = {"id": "prefill", "params": {"n_rows": 4096, "hidden": 4096}, "held_out": False, "correct": True,
+           "time": t, "baselines": {"eager": {**t, "median_us": 40.0}, "production": {**t, "median_us": 15.0}}}
+    ev = Evaluator.__new__(Evaluator)
+    ev.interpreter = False
+    shape = ev._shape(spec, row, {"kind": "cuda", "name": "unknown GPU"})
+    assert shape.speedup == {"eager": 4.0, "production": 1.5}
+
+
+def test_wrong_production_is_the_operators_fault(tmp_path):
+    op = copy_op(tmp_path, "        return x * self.weight")
+    res = run("eval", op, HONEST, "--json")
+    data = json.loads(res.stdout)
+    assert res.exit_code == 2 and data["error_type"] == "SpecError", res.output
+    assert data["file"] == str(op / "production.py") and data["field"] == "production"
+    assert "does not match the reference's at shape cpu-a" in data["message"]
+
+
+def test_production_that_raises_names_its_line(tmp_path, evaluator):
+    op = copy_op(tmp_path, "        return x.no_such_method()")
+    with pytest.raises(SpecError) as err:
+        evaluator.evaluate(load_op(op), HONEST, EvalOptions(shapes=("cpu-a",)))
+    assert err.value.path == str(op / "production.py") and err.value.line == 14
+    assert "production baseline failed (forward)" in err.value.message and err.value.exit_code == 2
+    with pytest.raises(SpecError, match="production baseline failed"):     # the agent's cache too
+        evaluator.time_baselines(load_op(op), {"cpu-a": None})
+
+
+def test_gpu_only_production_is_skipped_on_the_cpu_with_a_note(tmp_path, evaluator):
+    op = copy_op(tmp_path, "        raise RuntimeError('needs a GPU')", requires="  requires: [gpu]\n")
+    res = evaluator.evaluate(load_op(op), HONEST, EvalOptions(shapes=("cpu-a",)))
+    assert res.accepted and set(res.shapes[0].baselines) == {"eager"}
+    assert any("skipped on the CPU interpreter: it needs a GPU" in n for n in res.notes)
+
+
+def test_the_agents_cached_baselines_include_production(evaluator):
+    got = evaluator.time_baselines(load_op(OP), {"cpu-a": None})
+    assert set(got["cpu-a"]) == {"eager", "production"}
+
+
+def test_baseline_option_and_spec_round_trip():
+    spec = load_op(OP)
+    assert spec.baselines == ("eager", "torch.compile", "production")
+    assert OpSpec.from_dict(spec.to_dict()) == spec
+    res = run("eval", HERE / "fixtures" / "rmsnorm", HONEST, "--baseline", "production")
+    assert res.exit_code == 2 and "names no production baseline" in res.output
