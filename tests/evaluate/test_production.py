@@ -1,6 +1,6 @@
 """Production baselines (op.yaml `production:`): timed by the judge beside eager, checked against the
 reference first (a wrong one is the operator's fault, exit 2 naming its file), skipped on the CPU
-where it needs a GPU."""
+where it needs a GPU; the suites' production modules match their references."""
 
 import io
 import json
@@ -15,6 +15,8 @@ from aka.cli.main import build_app
 from aka.cli.render import render_eval
 from aka.errors import SpecError
 from aka.evaluate.evaluator import EvalOptions, Evaluator
+from aka.evaluate.loading import Operator
+from aka.evaluate import judge
 from aka.spec.load import load_op
 from aka.spec.op import OpSpec
 from aka.spec.result import EvalResult
@@ -22,6 +24,9 @@ from aka.spec.result import EvalResult
 HERE = Path(__file__).parent
 OP = HERE / "fixtures" / "rmsnorm_production"
 HONEST = str(HERE / "candidates" / "honest_rmsnorm.py")
+ROOT = HERE.parents[1]
+SUITE_OPS = sorted(p.parent for p in ROOT.glob("suites/*/*/op.yaml")
+                   if "production:" in p.read_text())
 runner = CliRunner()
 
 
@@ -107,3 +112,22 @@ def test_baseline_option_and_spec_round_trip():
     assert OpSpec.from_dict(spec.to_dict()) == spec
     res = run("eval", HERE / "fixtures" / "rmsnorm", HONEST, "--baseline", "production")
     assert res.exit_code == 2 and "names no production baseline" in res.output
+
+
+@pytest.mark.parametrize("folder", SUITE_OPS, ids=lambda p: p.name)
+def test_suite_production_modules_match_their_references(folder):
+    spec = load_op(folder)
+    assert spec.production and spec.production.library and "production" in spec.baselines
+    if "gpu" in spec.production.requires:
+        pytest.skip(f"{spec.name}: its production module needs a GPU")
+    op = Operator(spec.to_dict(), "cpu", "float32")
+    tol = spec.tolerance_for("float32")
+    for i, shape in enumerate(spec.cpu_shapes + spec.cpu_held_out_shapes):
+        ref = op.build(shape.params, i)
+        prod = op.build_production(shape.params, i, ref)
+        judge.check_production(op, ref, prod, op.make_inputs(shape.params, 100 + i), tol, shape.id)
+
+
+def test_the_suites_name_production_where_torch_has_it():
+    names = {p.name for p in SUITE_OPS}
+    assert {"prefill_attention_causal", "conv2d_3x3_nhwc"} <= names
