@@ -3,7 +3,9 @@
 Per shape: SOL = T_roof / T (datasheet peaks; 'bytes-only' when the operator gives no roofline),
 launch-adjusted SOL = (T_roof + empty-launch time) / T, the SOL a baseline reaches
 (T_roof / T_baseline), and speedup = T_baseline / T per baseline (eager, torch.compile, and
-'production' where the suite gives a production kernel's time on this device).
+'production': the operator's own production module timed by the judge beside the candidate
+(op.yaml `production:`), else a production kernel's time the suite gives for this device (Atrex
+metadata); `production_source` says which, 'timed' or 'metadata').
 Per operator: the shape-weighted arithmetic mean of SOLs and the shape-weighted geometric mean of
 speedups over its visible shapes.
 Suite: the importance-weighted SOL (weights normalized to 1; an operator without a real kernel
@@ -36,16 +38,18 @@ def shape_rows(doc: dict[str, Any], weights: dict[str, float], production: dict[
         t_roof = roof.get("t_roof_us")
         base_us = {k: v["median_us"] for k, v in (s.get("baselines") or {}).items() if v and v.get("median_us")}
         speedup = dict(s.get("speedup") or {})
-        if production.get(s["id"]) and t:
+        source = "timed" if "production" in base_us else None
+        if source is None and production.get(s["id"]) and t:
             base_us["production"] = production[s["id"]]
             speedup["production"] = production[s["id"]] / t
+            source = "metadata"
         rows.append({
             "shape": s["id"], "weight": float(weights.get(s["id"], 1.0)), "time_us": t,
             "method": (s.get("time") or {}).get("method"),
             "sol": roof.get("sol"), "sol_launch_adjusted": roof.get("sol_launch_adjusted"),
             "basis": roof.get("basis") if roof else None, "flag": roof.get("flag", "") if roof else "",
             "baseline_sol": {k: t_roof / us for k, us in base_us.items() if t_roof and us > 0},
-            "speedup": speedup, "baselines_us": base_us,
+            "speedup": speedup, "baselines_us": base_us, "production_source": source,
         })
     return rows
 
@@ -58,7 +62,7 @@ def operator_row(name: str, rec: dict[str, Any] | None, doc: dict[str, Any] | No
                            "status": (rec or {}).get("status"), "error": (rec or {}).get("error"),
                            "device": (rec or {}).get("device", {}), "best_name": (rec or {}).get("best_name"),
                            "sol": None, "sol_launch_adjusted": None, "basis": None, "speedup": {}, "baseline_sol": {},
-                           "shapes": []}
+                           "production_source": None, "shapes": []}
     if not (rec and doc and row["real_kernel"]):
         return row
     device = str((rec.get("device") or {}).get("name") or (doc.get("device") or {}).get("name") or "")
@@ -68,6 +72,7 @@ def operator_row(name: str, rec: dict[str, Any] | None, doc: dict[str, Any] | No
     row["sol"] = _wmean([(r["weight"], r["sol"]) for r in shapes])
     row["sol_launch_adjusted"] = _wmean([(r["weight"], r["sol_launch_adjusted"]) for r in shapes])
     row["basis"] = next((r["basis"] for r in shapes if r["basis"]), None)
+    row["production_source"] = next((r["production_source"] for r in shapes if r["production_source"]), None)
     names = sorted({k for r in shapes for k in r["speedup"]} | {k for r in shapes for k in r["baseline_sol"]})
     for b in names:
         g = _wgeomean([(r["weight"], r["speedup"].get(b)) for r in shapes])

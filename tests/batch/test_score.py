@@ -75,6 +75,26 @@ def test_suite_scores():
     assert set(b["by_phase"]) == {"decode", "any"}
 
 
+def with_production(d, us):
+    """An eval.json whose first shape also timed the operator's own production module."""
+    s = d["shapes"][0]
+    s["baselines"]["production"] = {**s["baselines"]["eager"], "median_us": us}
+    s["speedup"]["production"] = us / s["time"]["median_us"]
+    return d
+
+
+def test_an_operators_own_production_baseline_is_scored_before_metadata():
+    docs = {"a": with_production(doc(shape("s1", 10.0, 30.0, 12.0, 5.0)), 15.0),    # metadata says 20 µs
+            "b": with_production(doc(shape("s1", 10.0, 12.0, 8.0, 8.0)), 5.0)}
+    b = scoreboard(SUITE, "eval", {"a": record(), "b": record()}, docs)
+    rows = {r["op"]: r for r in b["rows"]}
+    assert rows["a"]["speedup"]["production"] == pytest.approx(1.5) and rows["a"]["production_source"] == "timed"
+    assert rows["b"]["speedup"]["production"] == pytest.approx(0.5)
+    assert rows["b"]["baseline_sol"]["production"] == pytest.approx(8.0 / 5.0)
+    assert b["geomean_speedup"]["production"] == {"value": pytest.approx(math.sqrt(0.75)), "operators": 2}
+    assert {r["op"]: r["production_source"] for r in board()["rows"]} == {"a": "metadata", "b": None, "c": None}
+
+
 def test_cpu_runs_report_no_sol_or_speedup():
     records = {"a": {**record(), "device": {"kind": "cpu"}}}
     b = scoreboard(SUITE, "eval", records, {"a": doc(shape("s1", 10.0, 30.0, 12.0, 5.0))})
