@@ -1,5 +1,6 @@
 """The suite table for docs/benchmarks.md: every reference kernel of a suite, judged and timed on
-the GPU by the harness, with SOL and speedups over eager and torch.compile per shape.
+the GPU by the harness, with SOL and speedups over eager and torch.compile per shape, and over the
+operator's production baseline where it names one (op.yaml `production:`).
 
   PYTHONPATH=. python3 tools/suite_bench.py suites/llm-inference --out OUT/suite.json \
       [--ops rmsnorm,softmax] [--stop-after-s 480] [--label COMMIT] [--markdown OUT/suite.md]
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 from datetime import datetime, timezone
@@ -65,10 +67,13 @@ def rows_of(result: dict, kernel: str, baselines: dict[str, dict[str, float]],
         rows.append({"kernel": kernel, "shape": s["id"], "us": t, "cv": s["time"]["cv"],
                      "method": s["time"]["method"],
                      "eager_us": base.get("eager"), "compile_us": base.get("torch.compile"),
+                     "production_us": base.get("production"),
                      "eager_method": baseline_method(base.get("eager"), how.get("eager")),
                      "compile_method": baseline_method(base.get("torch.compile"), how.get("torch.compile")),
+                     "production_method": baseline_method(base.get("production"), how.get("production")),
                      "x_eager": _ratio(base.get("eager"), t),
                      "x_compile": _ratio(base.get("torch.compile"), t),
+                     "x_production": _ratio(base.get("production"), t),
                      "sol": ro.get("sol"), "sol_cal": ro.get("sol_calibrated"),
                      "sol_launch": ro.get("sol_launch_adjusted"), "flag": ro.get("flag", "")})
     return rows
@@ -101,6 +106,10 @@ def bench_op(ev: Any, op_dir: Path, kernels: list[Path], timeout_s: float = 900)
             entry["baseline_notes"] = {f"{s['id']}/{b}": v["note"] for s in timed
                                        for b, v in s["baselines"].items() if v.get("note")}
             entry["device"] = res.get("device", {})
+            if spec.production:
+                entry["production"] = {"library": spec.production.library, "note": spec.production.note,
+                                       "file": os.path.relpath(spec.production.file, op_dir.resolve())}
+                entry["production_notes"] = [n for n in res.get("notes", []) if "production" in n]
         entry["kernels"][k.stem] = kernel_entry(res, k.stem, entry["baselines"], entry.get("baseline_methods"))
         print(f"{op_dir.name}/{k.stem}: {res['status']} ({res.get('wall_s', 0):.1f} s)", flush=True)
     entry["wall_s"] = round(time.monotonic() - start, 1)
@@ -140,39 +149,56 @@ def summary(ops: dict) -> list[dict]:
             sols = [r["sol"] for r in rows if r["sol"] is not None]
             row |= {"kernel": name, "shapes": len(rows), "sol_min": min(sols, default=None),
                     "sol_max": max(sols, default=None)}
-            for b in ("eager", "compile"):
-                like = [r[f"x_{b}"] for r in rows if r[f"x_{b}"] is not None and not _mixed(r, b)]
+            for b in ("eager", "compile", "production"):
+                like = [r.get(f"x_{b}") for r in rows if r.get(f"x_{b}") is not None and not _mixed(r, b)]
                 row |= {f"x_{b}": _geomean(like), f"like_{b}": len(like)}
         out.append(row)
     return out
 
 
+def _has_production(ops: dict) -> bool:
+    """Some operator named a production baseline (older results never did: their tables stay as they were)."""
+    return any(entry.get("production") or any(r.get("production_us") for k in entry["kernels"].values()
+                                              for r in k["rows"]) for entry in ops.values())
+
+
 def markdown(data: dict) -> str:
-    """The summary table, then every kernel at every shape."""
+    """The summary table, then every kernel at every shape, then what each production baseline calls."""
     ops = data["ops"]
+    prod = _has_production(ops)
+    extra = " × production (geomean, shapes) |" if prod else ""
     lines = ["| op | kernels accepted | fastest kernel | × eager (geomean, shapes) | "
-             "× torch.compile (geomean, shapes) | SOL range |",
-             "|---|---|---|---|---|---|"]
+             "× torch.compile (geomean, shapes) |" + extra + " SOL range |",
+             "|---|---|---|---|---|" + ("---|" if prod else "") + "---|"]
     for s in summary(ops):
         if s["kernel"] is None:
-            lines.append(f"| {s['op']} | {s['accepted']} | — | — | — | — |")
+            lines.append(f"| {s['op']} | {s['accepted']} | — | — | — |" + (" — |" if prod else "") + " — |")
         else:
-            lines.append(f"| {s['op']} | {s['accepted']} | {s['kernel']} | "
-                         f"{_fmt(s['x_eager'])} ({s['like_eager']}/{s['shapes']}) | "
-                         f"{_fmt(s['x_compile'])} ({s['like_compile']}/{s['shapes']}) | "
+            cells = [f"{_fmt(s[f'x_{b}'])} ({s[f'like_{b}']}/{s['shapes']})" if s[f"like_{b}"] or b != "production"
+                     else "—" for b in ("eager", "compile", "production")[: 3 if prod else 2]]
+            lines.append(f"| {s['op']} | {s['accepted']} | {s['kernel']} | " + " | ".join(cells) + " | "
                          f"{_sol_range(s['sol_min'], s['sol_max'])} |")
-    lines += ["", "| op | kernel | shape | µs | method | eager µs | compile µs | × eager | × compile | SOL |",
-              "|---|---|---|---|---|---|---|---|---|---|"]
+    extra = (" production µs |", " × production |") if prod else ("", "")
+    lines += ["", "| op | kernel | shape | µs | method | eager µs | compile µs |" + extra[0] + " × eager | × compile |"
+              + extra[1] + " SOL |", "|---|---|---|---|---|---|---|---|---|" + ("---|---|" if prod else "") + "---|"]
     for op, entry in sorted(ops.items()):
         for kname, k in entry["kernels"].items():
             if k["status"] != "accepted":
                 why = "; ".join(k["rejections"])[:160].replace("|", "/")
-                lines.append(f"| {op} | {kname} | — | **{k['status']}**: {why} | | | | | | |")
+                lines.append(f"| {op} | {kname} | — | **{k['status']}**: {why} | | | | | |" + (" | |" if prod else "") + " |")
             for r in k["rows"]:
+                p_us = f" {_fmt(r.get('production_us'))} |" if prod else ""
+                p_x = f" {_fmt(r.get('x_production'))}{_mixed(r, 'production')} |" if prod else ""
                 lines.append(f"| {op} | {kname} | {r['shape']} | {_fmt(r['us'])} | {r['method']} | "
-                             f"{_fmt(r['eager_us'])} | {_fmt(r['compile_us'])} | "
-                             f"{_fmt(r['x_eager'])}{_mixed(r, 'eager')} | {_fmt(r['x_compile'])}{_mixed(r, 'compile')} | "
-                             f"{_fmt(r['sol'])}{' (!)' if r['flag'] else ''} |")
+                             f"{_fmt(r['eager_us'])} | {_fmt(r['compile_us'])} |{p_us} "
+                             f"{_fmt(r['x_eager'])}{_mixed(r, 'eager')} | {_fmt(r['x_compile'])}{_mixed(r, 'compile')} |"
+                             f"{p_x} {_fmt(r['sol'])}{' (!)' if r['flag'] else ''} |")
+    if prod:
+        lines += ["", "| op | production baseline | module |", "|---|---|---|"]
+        for op, entry in sorted(ops.items()):
+            if entry.get("production"):
+                pr = entry["production"]
+                lines.append(f"| {op} | {pr['library']} | {pr['file']} |")
     return "\n".join(lines) + "\n"
 
 

@@ -111,3 +111,27 @@ def test_a_real_operator_run_through_the_harness_on_the_interpreter(sb, evaluato
     first = entry["kernels"][kernels[0].stem]["rows"]
     assert {r["shape"] for r in first} == set(entry["baselines"]) and all(r["method"] == "cpu-interpreter" for r in first)
     assert all(r["x_eager"] > 0 for r in first)
+
+
+def test_production_columns_appear_once_an_operator_names_one(sb):
+    base = {"s1": {"eager": 200.0, "torch.compile": 100.0, "production": 75.0}}
+    entry = sb.kernel_entry(_result("accepted", [_shape("s1", 50.0)]), "k", base)
+    assert entry["rows"][0]["x_production"] == pytest.approx(1.5)
+    [s] = sb.summary({"op": {"kernels": {"k": entry}}})
+    assert s["x_production"] == pytest.approx(1.5) and s["like_production"] == 1
+    ops = {"op": {"kernels": {"k": entry}, "production": {"library": "cuBLASLt via F.linear", "file": "production.py"}},
+           "other": {"kernels": {"k": sb.kernel_entry(_result("accepted", [_shape("s1", 50.0)]), "k", BASE)}}}
+    table = sb.markdown({"format": sb.FORMAT, "ops": ops})
+    assert "| op | 1/1 | k | 4.00 (1/1) | 2.00 (1/1) | 1.50 (1/1) | 0.50–0.50 |" in table
+    assert "| other | 1/1 | k | 4.00 (1/1) | 2.00 (1/1) | — | 0.50–0.50 |" in table
+    assert "| op | k | s1 | 50.00 | events | 200.00 | 100.00 | 75.00 | 4.00 | 2.00 | 1.50 | 0.50 |" in table
+    assert "| op | cuBLASLt via F.linear | production.py |" in table
+
+
+def test_an_operator_with_a_production_baseline_through_the_harness(sb, evaluator):
+    here = ROOT / "tests" / "evaluate"
+    entry = sb.bench_op(evaluator, here / "fixtures" / "rmsnorm_production", [here / "candidates" / "honest_rmsnorm.py"])
+    assert entry["production"] == {"library": "ATen's fused RMSNorm via F.rms_norm", "file": "production.py",
+                                   "note": "a test fixture, not a serving stack's kernel"}
+    rows = entry["kernels"]["honest_rmsnorm"]["rows"]
+    assert rows and all(r["production_us"] > 0 and r["production_method"] == "cpu-interpreter" for r in rows)
