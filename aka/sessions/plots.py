@@ -129,11 +129,7 @@ def plot_trajectory(points: list[Point], dropouts: list[int], label: str, out: P
     if xs:
         ax.set_xticks(xs)
     ax.legend(fontsize=8, loc="best")
-    fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out)
-    plt.close(fig)
-    return out
+    return _save(plt, fig, out, "")
 
 
 def plot_shapes(result: EvalResult, out: Path, title: str = "") -> Path:
@@ -165,6 +161,11 @@ def plot_shapes(result: EvalResult, out: Path, title: str = "") -> Path:
         ax2.set_ylim(0, max(1.0, max(x for x in sols if x is not None)))
         ax2.set_ylabel("speed-of-light (T_roof / T)")
         ax2.set_title("SOL of the best kernel")
+    return _save(plt, fig, out, title)
+
+
+def _save(plt: Any, fig: Any, out: Path, title: str) -> Path:
+    """Title, lay out, write and close a figure."""
     if title:
         fig.suptitle(title)
     fig.tight_layout()
@@ -212,13 +213,7 @@ def plot_archive(h: History, out: Path, title: str = "") -> Path:
         ax.set_yticklabels(COMPUTE, fontsize=7)
         ax.set_title(f"island {i}: best score per square")
         fig.colorbar(image, ax=ax, fraction=0.046)
-    if title:
-        fig.suptitle(title)
-    fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out)
-    plt.close(fig)
-    return out
+    return _save(plt, fig, out, title)
 
 
 def write_plots(out_dir: Path, events: list[Any], get_eval: Callable[[str], EvalResult | None],
