@@ -1,6 +1,5 @@
 """tools/kernelbench_check.py without a GPU: its dry run, the ncu CSV parser, the row it makes of an\naka eval result, the suite at CPU sizes and the table of a batch run."""
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -8,16 +7,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.tools import load_tool
+
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = ROOT / "tools" / "kernelbench_check.py"
 
 
 @pytest.fixture(scope="module")
 def kc():
-    spec = importlib.util.spec_from_file_location("kernelbench_check", TOOL)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_tool("kernelbench_check")
 
 
 def test_dry_run_loads_every_problem_and_candidate(tmp_path):

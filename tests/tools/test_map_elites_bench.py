@@ -1,18 +1,16 @@
 """tools/map_elites_bench.py's figures and table, and tools/h200_map_elites.sh parses (the sessions
 themselves are covered by tests/cli/test_optimize_map_elites_cli.py)."""
 
-import importlib.util
 import subprocess
 from pathlib import Path
+
+from tests.tools import load_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _tool():
-    spec = importlib.util.spec_from_file_location("map_elites_bench", ROOT / "tools" / "map_elites_bench.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("map_elites_bench")
 
 
 def _doc(strategy, eager, compile_, sol, cells=None):

@@ -1,18 +1,16 @@
 """tools/optimize_bench.py's time breakdown, on the session recorded on the H200 (docs/results)."""
 
-import importlib.util
 import tarfile
 from pathlib import Path
+
+from tests.tools import load_tool
 
 ROOT = Path(__file__).parents[2]
 ARCHIVE = ROOT / "docs" / "results" / "h200-2026-12-04" / "llm-session" / "session.tgz"
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("optimize_bench", ROOT / "tools" / "optimize_bench.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_tool("optimize_bench")
 
 
 def test_the_journal_charges_each_step_its_time(tmp_path):

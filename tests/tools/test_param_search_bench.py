@@ -2,18 +2,14 @@
 configurations, the evaluations each search method needs, the held-out shape's slowdown per rule
 (interpreter times: only the shape of the record is checked)."""
 
-import importlib.util
 import json
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.tools import load_tool
+
 
 
 def _tool():
-    spec = importlib.util.spec_from_file_location("param_search_bench", ROOT / "tools" / "param_search_bench.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("param_search_bench")
 
 
 def test_the_benchmark_runs_on_the_interpreter(tmp_path):

@@ -2,7 +2,6 @@
 an operator through the harness (the figures there are interpreter times; only the shape of the
 record is checked)."""
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -11,16 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.tools import load_tool
+
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = ROOT / "tools" / "suite_bench.py"
 
 
 @pytest.fixture(scope="module")
 def sb():
-    spec = importlib.util.spec_from_file_location("suite_bench", TOOL)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_tool("suite_bench")
 
 
 def _shape(sid, us, held_out=False, sol=0.5):
