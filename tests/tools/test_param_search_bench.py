@@ -7,7 +7,6 @@ import json
 from tests.tools import load_tool
 
 
-
 def _tool():
     return load_tool("param_search_bench")
 
