@@ -76,7 +76,9 @@ def test_kill_9_then_resume_keeps_every_candidate(tmp_path):
     assert out.returncode == 0, out.stderr
     events = [json.loads(line) for line in journal.read_text().splitlines()]
     fresh = [e["data"]["version"] for e in events if e["kind"] == "evaluate" and not e["data"]["recovered"]]
-    assert sorted(set(fresh)) == ["v001", "v002", "v003"] and len(fresh) == len(set(fresh))
+    story = [(e["kind"], {k: e["data"].get(k) for k in ("version", "recovered", "reason", "stop") if k in e["data"]})
+             for e in events]                                  # what to look at when this fails
+    assert sorted(set(fresh)) == ["v001", "v002", "v003"] and len(fresh) == len(set(fresh)), (story, out.stderr[-3000:])
     assert any(e["kind"] == "resume" for e in events)
     assert json.loads(out.stdout)["best"] is not None
 
