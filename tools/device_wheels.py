@@ -24,6 +24,7 @@ import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 GPU_ROOTS = ["pydantic", "langgraph", "langgraph-checkpoint-sqlite", "optuna", "rank-bm25"]
 LLM_ROOTS = ["litellm"]
@@ -52,24 +53,22 @@ def norm(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def applies(marker: str, extra: str = "") -> bool:
-    """Evaluate a requirement's environment marker for the device (Python 3.12, Linux, `extra`)."""
-    from packaging.markers import Marker
+def applicable(name: str, extras: set[str] | None = None) -> list[Any]:
+    """The requirements (packaging Requirement) of installed `name` that apply on the device: its
+    own (extras None), or only what the named extras add (e.g. httpx[http2] -> h2)."""
+    from packaging.requirements import Requirement
 
-    return Marker(marker).evaluate({**MARKER_ENV, "extra": extra})
-
-
-def _extra_requirements(name: str, extras: set[str]) -> list[str]:
-    """What `name`'s extras add (e.g. httpx[http2] -> h2), for a package the device already has."""
-    try:
-        reqs = metadata.distribution(name).requires or []
-    except metadata.PackageNotFoundError:
-        return []
     out = []
-    for req in reqs:
-        spec, _, marker = req.partition(";")
-        if "extra" in marker and any(applies(marker.strip(), e) for e in extras):
-            out.append(norm(re.match(r"\s*([A-Za-z0-9._-]+)", spec).group(1)))
+    for text in metadata.distribution(name).requires or []:
+        req = Requirement(text)
+        marker = req.marker
+        if extras is None:
+            ok = marker is None or marker.evaluate({**MARKER_ENV, "extra": ""})
+        else:
+            ok = marker is not None and "extra" in str(marker) and any(
+                marker.evaluate({**MARKER_ENV, "extra": e}) for e in extras)
+        if ok:
+            out.append(req)
     return out
 
 
@@ -83,19 +82,18 @@ def closure(roots: list[str], skip: frozenset[str] = frozenset()) -> dict[str, s
         if name in seen or name in DEVICE_HAS or name in skip:
             continue
         try:
-            dist = metadata.distribution(name)
+            seen[name] = metadata.distribution(name).version
+            reqs = applicable(name)
         except metadata.PackageNotFoundError:
             raise SystemExit(f"device_wheels: {name} is not installed in {sys.prefix}; "
                              "run this with the project's .venv/bin/python") from None
-        seen[name] = dist.version
-        for req in dist.requires or []:
-            spec, _, marker = req.partition(";")
-            if marker.strip() and not applies(marker.strip()):
-                continue
-            m = re.match(r"\s*([A-Za-z0-9._-]+)\s*(?:\[([^\]]*)\])?", spec)
-            todo.append(norm(m.group(1)))
-            if m.group(2):        # the device may have httpx, but not what its http2 extra adds
-                todo += _extra_requirements(m.group(1), {x.strip() for x in m.group(2).split(",")})
+        for req in reqs:
+            todo.append(norm(req.name))
+            if req.extras:        # the device may have httpx, but not what its http2 extra adds
+                try:
+                    todo += [norm(r.name) for r in applicable(req.name, set(req.extras))]
+                except metadata.PackageNotFoundError:
+                    pass
     return seen
 
 
