@@ -695,21 +695,19 @@ def cross_check(remote: Remote, i: int, params: dict, seed: int, timing: dict[st
     if not gpu:
         n = int(min(n, 5))
     rtt = _round_trip(remote)
-    t_batch = time.perf_counter()
     try:
-        remote.seq += 1
-        remote.chan.send({"cmd": "batch", "seq": remote.seq, "shape": i, "params": params, "seed": seed, "n": n})
-        ready = remote.receive()
-        if ready.get("ok") is False:
-            raise _as_failure(ready)
-        t0 = time.perf_counter()
-        remote.chan.send({"go": True})
-        done = remote.receive()
-        window_us = (time.perf_counter() - t0) * 1e6
+        with remote.timed("batch"):
+            remote.seq += 1
+            remote.chan.send({"cmd": "batch", "seq": remote.seq, "shape": i, "params": params, "seed": seed, "n": n})
+            ready = remote.receive()
+            if ready.get("ok") is False:
+                raise _as_failure(ready)
+            t0 = time.perf_counter()
+            remote.chan.send({"go": True})
+            done = remote.receive()
+            window_us = (time.perf_counter() - t0) * 1e6
     except ChannelError as exc:
         raise remote._lost(exc) from None
-    finally:
-        remote.tally("batch", time.perf_counter() - t_batch)
     if not done.get("ok"):
         raise _as_failure(done)
     per_call = max(window_us - rtt, 0.0) / n
