@@ -4,9 +4,10 @@
 # search, for three suite operators. Results and sessions land in $OUT; the two short tables are
 # printed last. Run from the repository root on the device machine, with the wheels in .whl/:
 #   bash tools/h200_map_elites.sh [ITERATIONS] [OP ...]      (defaults: 6; rmsnorm softmax silu_and_mul)
-# Budget (about 500 s): per session at most 1 minute (--time-limit), 3 shapes per operator (the
-# heaviest, a decode one kept); the parameter table compiled in 12 processes, then at most 40 s of
-# timing per operator.
+# Budget (about 500 s for three operators): per session at most 1 minute (--time-limit), 3 shapes
+# per operator (the heaviest, a decode one kept); the parameter table compiled in 12 processes for
+# at most 60 s, then at most 40 s of timing per operator, the whole search cut at
+# $PARAM_SEARCH_LIMIT_S (240 s). Results are copied to $OUT after each step.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 : "${OUT:?set OUT to the folder for the results}"
@@ -32,13 +33,21 @@ python3 tools/map_elites_bench.py "${ops[@]}" --iterations "$iters" --shapes-per
   --out "$OUT" --sessions-dir /tmp/sessions > "$OUT/map_elites.out" 2> "$OUT/map_elites.err"
 rc1=$?
 echo "map-elites vs greedy: rc=$rc1 after $((SECONDS - t0)) s" | tee "$OUT/steps.txt"
+save() {   # into $REAL_OUT now, so a call cut short by its time limit still returns what is done
+  for f in map_elites.md map_elites.json param_search.md param_search.json steps.txt; do
+    [ -f "$OUT/$f" ] && cp "$OUT/$f" "$REAL_OUT/"
+  done
+  tar czf "$OUT/sessions.tgz" -C /tmp sessions 2>/dev/null
+  tar czf "$REAL_OUT/details.tgz" -C "$OUT" .
+}
+save
 
-python3 tools/param_search_bench.py "${ops[@]}" --device cuda --max-configs 24 --time-budget 40 --jobs 12 --seeds 5 \
-  --out "$OUT" > "$OUT/param_search.out" 2> "$OUT/param_search.err"
+timeout "${PARAM_SEARCH_LIMIT_S:-240}" python3 tools/param_search_bench.py "${ops[@]}" --device cuda --max-configs 24 \
+  --time-budget 40 --compile-budget 60 --jobs 12 --seeds 5 --out "$OUT" > "$OUT/param_search.out" 2> "$OUT/param_search.err"
 rc2=$?
 echo "parameter search vs exhaustive: rc=$rc2 after $((SECONDS - t0)) s" | tee -a "$OUT/steps.txt"
 
-tar czf "$OUT/sessions.tgz" -C /tmp sessions 2>/dev/null
+save
 for f in map_elites.err param_search.err; do
   [ -s "$OUT/$f" ] && { echo "--- tail of $f"; tail -5 "$OUT/$f"; }
 done
@@ -48,8 +57,4 @@ cat "$OUT/map_elites.md" 2>/dev/null || echo "(no table)"
 echo
 echo "## evaluations to reach the exhaustive best (within 2 %); held-out slowdowns"
 cat "$OUT/param_search.md" 2>/dev/null || echo "(no table)"
-for f in map_elites.md map_elites.json param_search.md param_search.json steps.txt; do
-  [ -f "$OUT/$f" ] && cp "$OUT/$f" "$REAL_OUT/"
-done
-tar czf "$REAL_OUT/details.tgz" -C "$OUT" .
 [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ]

@@ -83,18 +83,27 @@ def materialize(space, sources) -> list[tuple[str, Path]]:
     return out
 
 
-def warm(spec, files, shapes, jobs: int, log) -> None:
+def warm(spec, files, shapes, jobs: int, budget_s: float, log) -> None:
     """Compile every configuration at every shape in JOBS processes first (Triton's on-disk cache
-    then serves the timing process), so the exhaustive table costs compile time / JOBS."""
-    from concurrent.futures import ProcessPoolExecutor
+    then serves the timing process), so the exhaustive table costs compile time / JOBS. After
+    BUDGET_S the compilers are stopped: what they did not reach compiles in the timing pass, under
+    its own budget."""
+    from multiprocessing import TimeoutError as PoolTimeout
     from multiprocessing import get_context
 
     t0 = time.monotonic()
     chunks = [files[i::jobs] for i in range(jobs)]
-    with ProcessPoolExecutor(jobs, mp_context=get_context("spawn")) as pool:
-        list(pool.map(_warm_chunk, [(spec.to_dict(), [str(p) for _, p in c], [s.params for s in shapes])
-                                    for c in chunks if c]))
-    log(f"  compiled {len(files)} configurations in {jobs} processes in {time.monotonic() - t0:.0f} s")
+    pool = get_context("spawn").Pool(jobs)
+    try:
+        pending = pool.map_async(_warm_chunk, [(spec.to_dict(), [str(p) for _, p in c], [s.params for s in shapes])
+                                               for c in chunks if c])
+        pending.get(timeout=budget_s)
+        log(f"  compiled {len(files)} configurations in {jobs} processes in {time.monotonic() - t0:.0f} s")
+    except PoolTimeout:
+        log(f"  compiling stopped after {budget_s:.0f} s (the rest compiles while timing)")
+    finally:
+        pool.terminate()
+        pool.join()
 
 
 def _warm_chunk(job) -> None:
@@ -305,7 +314,7 @@ def bench_op(name: str, args, device: str, log) -> dict:
     t0 = time.monotonic()
     files = materialize(space, sources)
     if device == "cuda" and args.jobs > 1:
-        warm(spec, files, list(visible) + list(held), args.jobs, log)
+        warm(spec, files, list(visible) + list(held), args.jobs, args.compile_budget, log)
     table, done = measure(spec, files, list(visible) + list(held), device, args.time_budget, log)
     space = {f: [p for p in pts if _k(f, p) in table] for f, pts in space.items()}
     space = {f: pts for f, pts in space.items() if pts and _k(f, defaults[f]) in table}
@@ -350,6 +359,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tolerance", type=float, default=0.03)
     ap.add_argument("--time-budget", type=float, default=600.0, help="seconds of timing per operator")
     ap.add_argument("--jobs", type=int, default=8, help="processes compiling the configurations first (GPU)")
+    ap.add_argument("--compile-budget", type=float, default=120.0, help="seconds those processes may take per operator")
     ap.add_argument("--out", type=Path, default=Path("."))
     args = ap.parse_args(argv)
     for name in args.ops:
@@ -365,13 +375,13 @@ def main(argv: list[str] | None = None) -> int:
         return 3
     log = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
     results = []
-    for name in args.ops:
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name in args.ops:                         # written after each operator: a run cut short keeps them
         log(f"{name}: measuring ({device})")
         results.append(bench_op(name, args, device, log))
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "param_search.json").write_text(json.dumps(results, indent=1))
-    table = render(results)
-    (args.out / "param_search.md").write_text(table)
+        (args.out / "param_search.json").write_text(json.dumps(results, indent=1))
+        table = render(results)
+        (args.out / "param_search.md").write_text(table)
     print(table, end="")
     return 0
 
