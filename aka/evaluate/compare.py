@@ -146,6 +146,18 @@ def _compare_flat(path: str, a: torch.Tensor, b: torch.Tensor, atol: float, rtol
     return Mismatch(True, "", max_abs, max_rel)
 
 
+def clone_structure(value: Any) -> Any:
+    """A copy of an output structure whose tensors own their memory."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if isinstance(value, (tuple, list)):
+        items = [clone_structure(v) for v in value]
+        return tuple(items) if isinstance(value, tuple) else items
+    if isinstance(value, dict):
+        return {k: clone_structure(v) for k, v in value.items()}
+    return value
+
+
 def identical(a: Any, b: Any) -> bool:
     """Bitwise equality of two tensor structures (NaN equal to NaN in the same place), compared
     in chunks (no index tensors: a mask index of a 2-billion-element tensor needs 60 GB)."""

@@ -109,7 +109,9 @@ class Evaluator:
         rows = [_row(s, False) for s in visible] + [_row(s, True) for s in held]
         return dtype, rows, notes
 
-    def evaluate(self, spec: OpSpec, candidate: str | Path, options: EvalOptions | None = None) -> EvalResult:
+    def evaluate(self, spec: OpSpec, candidate: str | Path, options: EvalOptions | None = None,
+                 shipped: bool = False) -> EvalResult:
+        """SHIPPED: the candidate is code aka ships (`kernel_cache`); never for a user's or a model's."""
         options = options or EvalOptions()
         source, sha = read_candidate(candidate)
         path = str(Path(candidate).resolve())
@@ -127,7 +129,7 @@ class Evaluator:
         job = jobs.EvalJob(
             device=self.pool.device, timeout_s=options.timeout_s or _default_timeout(self.interpreter, rows),
             spec=spec.to_dict(), dtype=dtype, shapes=_shape_jobs(rows), seed=options.seed, reps=options.reps,
-            sandbox=getattr(self.pool, "sandbox", {}), candidate=jobs.CandidateSource(path, source),
+            sandbox=getattr(self.pool, "sandbox", {}), candidate=jobs.CandidateSource(path, source, shipped),
             trials=options.trials, atol=tol.atol, rtol=tol.rtol, tol_outputs=dict(tol.outputs),
             mutates=tuple(spec.mutates), time=options.time, baselines=baselines,
             memory_limit_bytes=int(options.memory_limit_gb * 2**30),
@@ -184,17 +186,18 @@ class Evaluator:
 
     def compare(self, spec: OpSpec, incumbent: str | Path, candidate: str | Path,
                 options: EvalOptions | None = None, rounds: int = 5,
-                weights: dict[str, float] | None = None) -> Decision:
+                weights: dict[str, float] | None = None, shipped: tuple[bool, bool] = (False, False)) -> Decision:
         """Interleaved incumbent/candidate timing per visible shape (both must be correct already),
         judged over the shapes' weights. A candidate that crashes, hangs or raises while timed is
-        a `Decision` with its `failure`, never an exception."""
+        a `Decision` with its `failure`, never an exception. SHIPPED: (incumbent, candidate) is
+        code aka ships."""
         options = options or EvalOptions()
         dtype, rows, _ = self.plan(spec, options)
         job = jobs.CompareJob(
             device=self.pool.device, timeout_s=options.timeout_s or 900, spec=spec.to_dict(), dtype=dtype,
             shapes=_shape_jobs(r for r in rows if not r["held_out"]), seed=options.seed,
             sandbox=getattr(self.pool, "sandbox", {}), rounds=rounds,
-            incumbent=_source(incumbent), candidate=_source(candidate),
+            incumbent=_source(incumbent, shipped[0]), candidate=_source(candidate, shipped[1]),
             memory_limit_bytes=int(options.memory_limit_gb * 2**30),
         ).to_dict()
         reply = self.pool.submit(job)
@@ -314,10 +317,10 @@ def _shape_jobs(rows: Any) -> tuple[jobs.ShapeJob, ...]:
     return tuple(jobs.ShapeJob(r["id"], r["params"], r["held_out"], r.get("method")) for r in rows)
 
 
-def _source(path: str | Path) -> jobs.CandidateSource:
+def _source(path: str | Path, shipped: bool = False) -> jobs.CandidateSource:
     """A candidate as a job carries it: its text, under its resolved path as the display name."""
     source, _ = read_candidate(path)
-    return jobs.CandidateSource(str(Path(path).resolve()), source)
+    return jobs.CandidateSource(str(Path(path).resolve()), source, shipped)
 
 
 def _unchecked(rows: list[dict[str, Any]]) -> list[ShapeResult]:

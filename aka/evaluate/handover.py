@@ -49,6 +49,11 @@ def write(folder: str, name: str, value: Any) -> None:
     os.replace(os.path.join(folder, f"{name}.json.tmp"), os.path.join(folder, f"{name}.json"))
 
 
+def skeleton(value: Any) -> Any:
+    """The container structure of an output (what `read` rebuilds), without its values."""
+    return _kind(value)
+
+
 def _kind(value: Any) -> Any:
     """The container skeleton, so `read` rebuilds the same structure."""
     if isinstance(value, torch.Tensor):

@@ -54,7 +54,7 @@ class HarnessEvaluator:
         """'<shape id>|<method>' -> baseline name -> Timing (persisted by the session)."""
 
     def evaluate(self, spec: OpSpec, candidate: Candidate, path: Path) -> EvalResult:
-        result = self.judge.evaluate(spec, path, replace(self.options, baselines=()))
+        result = self.judge.evaluate(spec, path, replace(self.options, baselines=()), shipped=candidate.shipped)
         if result.status in (EvalStatus.CRASH, EvalStatus.TIMEOUT) and not self.interpreter:
             self.gpu_check()
         if result.device:
@@ -65,7 +65,8 @@ class HarnessEvaluator:
 
     def compare(self, spec: OpSpec, incumbent: tuple[Candidate, Path], candidate: tuple[Candidate, Path]) -> Decision:
         return self.judge.compare(spec, incumbent[1], candidate[1], replace(self.options, baselines=()),
-                                  rounds=self.rounds, weights={s.id: s.weight for s in spec.shapes})
+                                  rounds=self.rounds, weights={s.id: s.weight for s in spec.shapes},
+                                  shipped=(incumbent[0].shipped, candidate[0].shipped))
 
     def gpu_check(self, probe: Callable[[], dict] | None = None) -> None:
         """After a crash or hang on the GPU: if the GPU itself is gone, the machine failed, not the

@@ -25,7 +25,7 @@ from typing import Any
 import torch
 
 from aka.evaluate import compare as cmp
-from aka.evaluate import handover
+from aka.evaluate import handover, kernel_cache
 from aka.evaluate.channel import Channel, ChannelError
 from aka.evaluate.loading import Inputs, Operator, ghosted, kernel_objects, load_module, poisoned, synchronize
 from aka.evaluate.tracing import traced
@@ -33,9 +33,11 @@ from aka.sandbox import confine
 from aka.sandbox.limits import Limits
 
 
-def start(workdir: str, limits: Limits, expose: list[str], strict: bool) -> tuple[int, Channel]:
-    """Fork the confined candidate process; (its pid, the judge's end of the channel)."""
-    _seed_cache(workdir)
+def start(workdir: str, limits: Limits, expose: list[str], strict: bool,
+          shipped: bool = False) -> tuple[int, Channel]:
+    """Fork the confined candidate process; (its pid, the judge's end of the channel). SHIPPED:
+    the candidate is code aka ships, which starts from the session's shipped-kernel cache."""
+    kernel_cache.seed(workdir, shipped)
     ours, theirs = socket.socketpair()
     pid = confine.spawn(workdir, limits, expose=expose, mask=_masks(), keep_fds=(theirs.fileno(),),
                         strict=strict)
@@ -55,18 +57,6 @@ def start(workdir: str, limits: Limits, expose: list[str], strict: bool) -> tupl
     return pid, Channel(ours)
 
 
-def _seed_cache(workdir: str) -> None:
-    """A copy of the judges' Triton cache (the timer's and the proof's own kernels, compiled by
-    trusted processes) for the candidate's process, so it does not compile them again. A copy:
-    nothing the candidate's process writes reaches another's."""
-    trusted = os.environ.get("TRITON_CACHE_DIR", "")
-    if trusted and os.path.isdir(trusted):
-        import shutil
-
-        shutil.copytree(trusted, os.path.join(workdir, ".triton", "cache"), dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns("*.lock", "*.tmp*"))
-
-
 def _masks() -> list[str]:
     from aka.sandbox.wrap import home_folders
 
@@ -80,7 +70,7 @@ def _redirect(workdir: str) -> None:
     os.dup2(log, 2)
     os.close(log)
     os.environ.update(HOME=workdir, TMPDIR=workdir, TRITON_HOME=workdir,
-                      TRITON_CACHE_DIR=os.path.join(workdir, ".triton", "cache"),
+                      TRITON_CACHE_DIR=kernel_cache.own_folder(workdir),
                       TORCHINDUCTOR_CACHE_DIR=os.path.join(workdir, ".inductor"),
                       XDG_CACHE_HOME=os.path.join(workdir, ".cache"))
     import tempfile
@@ -99,6 +89,8 @@ class Runner:
         self.models: dict[int, torch.nn.Module] = {}
         self.kept: dict[int, Inputs] = {}
         self.sets: dict[int, list[Inputs]] = {}
+        self.retained: dict[str, Any] = {}
+        """Outputs kept (cloned) for a later call's `same_as`, by call name."""
         self.timer: Any = None
 
     # -- commands ------------------------------------------------------------------------------
@@ -163,10 +155,16 @@ class Runner:
         seen["aliases"] = [[p, n] for p, n in cmp.aliased(out, inputs.tensors())]
         if cmd.get("prefix"):
             out = prefix(out, int(cmd["prefix"]))
-        handover.write(self.workdir, cmd["name"], out)
-        handover.write(self.workdir, cmd["name"] + "-mut",
-                       {m: inputs.values[m] for m in mutates if m in inputs.values})
-        del out
+        earlier = self.retained.pop(str(cmd.get("same_as") or ""), None)
+        if earlier is not None and not mutates and _same_output(out, earlier):
+            seen["same_as"] = cmd["same_as"]        # nothing to hand over: the judge has judged these bytes
+        else:
+            handover.write(self.workdir, cmd["name"], out)
+            handover.write(self.workdir, cmd["name"] + "-mut",
+                           {m: inputs.values[m] for m in mutates if m in inputs.values})
+        if cmd.get("retain"):                       # a copy: a buffer the candidate reuses must not compare to itself
+            self.retained[cmd["name"]] = cmp.clone_structure(out)
+        del out, earlier
         if cmd.get("keep"):
             self.kept[i] = inputs
         del inputs
@@ -254,6 +252,16 @@ class Runner:
             self.timer = GpuTimer(reps=int(cmd.get("reps", 100)))
         self.timer.reps = int(cmd.get("reps", self.timer.reps))
         return self.timer
+
+
+def _same_output(a: Any, b: Any) -> bool:
+    """Bitwise the same output, in the same structure, on the same devices."""
+    if handover.skeleton(a) != handover.skeleton(b):
+        return False
+    devices = [(x.device.type if isinstance(x, torch.Tensor) else None) for _, x in cmp.flatten(a)]
+    if devices != [(y.device.type if isinstance(y, torch.Tensor) else None) for _, y in cmp.flatten(b)]:
+        return False
+    return cmp.identical(a, b)
 
 
 def prefix(value: Any, n: int) -> Any:

@@ -18,6 +18,8 @@ from aka.errors import CandidateError
 
 Origin = Literal["reference", "tuner", "llm", "user", "dispatcher", "replay"]
 ORIGINS = ("reference", "tuner", "llm", "user", "dispatcher", "replay")
+SHIPPED_ORIGINS = ("tuner", "dispatcher")
+"""Origins whose code aka itself generates from the reference kernels it ships."""
 FORMAT = "aka.candidate/1"
 
 
@@ -52,6 +54,11 @@ class Candidate:
                 raise ValueError(f"parameter name {key!r} is not a Python identifier")
             if not isinstance(value, (int, float, bool, str)):
                 raise ValueError(f"parameter {key}={value!r}: only int, float, bool and str values")
+
+    @property
+    def shipped(self) -> bool:
+        """Code aka ships (see SHIPPED_ORIGINS): it may share compiled kernels with its kind."""
+        return self.origin in SHIPPED_ORIGINS
 
     @property
     def hash(self) -> str:

@@ -23,6 +23,10 @@ class CandidateSource:
     name: str
     """Display name (the caller's file or the candidate record's name)."""
     source: str
+    shipped: bool = False
+    """Code aka ships (the tuner's reference kernels, its dispatchers): its process shares the
+    session's compiled-kernel cache (`aka.evaluate.kernel_cache`). Never set for a model's, a
+    user's or a replayed candidate."""
 
 
 @dataclass(frozen=True)

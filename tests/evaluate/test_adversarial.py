@@ -140,3 +140,13 @@ def test_an_evaluation_says_where_its_time_went(evaluator, fixture_op):
         assert phases.get(phase, 0) > 0, (phase, phases)
     assert sum(phases.values()) <= total * 1.01 + 0.01 and total <= result.wall_s
     assert EvalResult.from_dict(result.to_dict()).phases_s == result.phases_s
+
+
+def test_an_output_that_changes_after_the_first_call_is_caught(evaluator, fixture_op):
+    """The second call's output is handed over unless it is bit for bit the first's: a kernel that
+    drifts, returning the same buffer each time, is still compared in full."""
+    result = evaluator.evaluate(fixture_op, CANDIDATES / "bad_drifting_output.py", FAST)
+    assert result.status is EvalStatus.WRONG, [str(r) for r in result.rejections]
+    first = result.rejections[0]
+    assert first.rule == "wrong-output" and first.shape == "cpu-a" and "second candidate call" in first.message
+

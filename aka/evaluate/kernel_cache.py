@@ -1,0 +1,71 @@
+"""Compiled-kernel (Triton) caches of candidates' processes.
+
+Every candidate's process compiles into its own folder. It starts from a copy of the judges' cache
+(the timer's and the proof's kernels, compiled by trusted processes) and, for code aka ships (the
+tuner's reference kernels and its dispatchers, `jobs.CandidateSource.shipped`), from the session's
+cache of shipped kernels as well: the incumbent re-run in a comparison, or a dispatcher built from
+configurations already tried, then compiles nothing. What such a process compiled is published back
+into that cache by the judge once the process has ended. A model's, a user's or a replayed
+candidate never reads or writes it: a cache entry is a binary keyed by the source's hash, and a
+hostile process could plant one under a key another candidate will look up.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+SHIPPED = "shipped-kernels"
+"""Folder of the session's shipped-kernel cache, under the worker's jobs root."""
+
+
+def own_folder(workdir: str) -> str:
+    """Where a candidate's process compiles (its TRITON_CACHE_DIR)."""
+    return os.path.join(workdir, ".triton", "cache")
+
+
+def shipped_folder() -> str | None:
+    """The shipped-kernel cache of this worker (None outside a worker's job)."""
+    root = os.environ.get("AKA_JOBS_ROOT", "")
+    return os.path.join(root, SHIPPED) if root else None
+
+
+def seed(workdir: str, shipped: bool) -> None:
+    """Fill a candidate's cache folder before its process starts. Copies: nothing its process
+    writes reaches another's."""
+    sources = [os.environ.get("TRITON_CACHE_DIR", "")]
+    if shipped:
+        sources.append(shipped_folder() or "")
+    for folder in sources:
+        if folder and os.path.isdir(folder):
+            shutil.copytree(folder, own_folder(workdir), dirs_exist_ok=True, symlinks=False,
+                            ignore=shutil.ignore_patterns("*.lock", "*.tmp*"))
+
+
+def publish(workdir: str) -> int:
+    """Add what a shipped candidate's (ended) process compiled to the shipped-kernel cache; the
+    number of entries added. An entry is complete when Triton wrote its group file (last); each
+    lands whole (copied aside, then renamed), so a concurrent reader never sees half of one."""
+    target = shipped_folder()
+    mine = own_folder(workdir)
+    if not target or not os.path.isdir(mine):
+        return 0
+    os.makedirs(target, exist_ok=True)
+    added = 0
+    for entry in os.scandir(mine):
+        final = os.path.join(target, entry.name)
+        if not entry.is_dir(follow_symlinks=False) or os.path.exists(final) or not _complete(entry.path):
+            continue
+        staging = f"{final}.tmp{os.getpid()}"
+        try:
+            shutil.copytree(entry.path, staging, symlinks=True)
+            os.rename(staging, final)
+            added += 1
+        except OSError:
+            shutil.rmtree(staging, ignore_errors=True)
+    return added
+
+
+def _complete(folder: str) -> bool:
+    names = os.listdir(folder)
+    return any(n.startswith("__grp__") for n in names) and not any(".tmp" in n for n in names)

@@ -1,0 +1,77 @@
+"""The shipped-kernel cache: code aka ships starts from what earlier shipped candidates compiled
+and adds what it compiled; any other candidate never reads it, and what it compiles (or plants)
+never reaches it."""
+
+import os
+import shutil
+from dataclasses import replace
+
+from aka.evaluate import kernel_cache
+from aka.evaluate.evaluator import EvalOptions
+
+from .conftest import CANDIDATES
+
+PLANTER = (CANDIDATES / "honest_rmsnorm.py").read_text() + '''
+
+import os as _os
+_entry = _os.path.join(_os.environ["TRITON_CACHE_DIR"], "planted-key")
+_os.makedirs(_entry, exist_ok=True)
+open(_os.path.join(_entry, "__grp__planted.json"), "w").write("{}")
+open(_os.path.join(_entry, "_rmsnorm_kernel.cubin"), "w").write("not a kernel")
+'''
+
+
+def _entry(folder, name, complete=True):
+    path = folder / name
+    path.mkdir(parents=True)
+    (path / "k.cubin").write_bytes(b"\0" * 16)
+    if complete:
+        (path / f"__grp__{name}.json").write_text("{}")
+    return path
+
+
+def test_seed_copies_the_shipped_cache_only_for_shipped_code(tmp_path, monkeypatch):
+    judges, root = tmp_path / "judges", tmp_path / "root"
+    _entry(judges, "timer")
+    _entry(root / kernel_cache.SHIPPED, "tuned")
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(judges))
+    monkeypatch.setenv("AKA_JOBS_ROOT", str(root))
+    for shipped, want in ((False, ["timer"]), (True, ["timer", "tuned"])):
+        work = tmp_path / f"work-{shipped}"
+        kernel_cache.seed(str(work), shipped)
+        assert sorted(os.listdir(kernel_cache.own_folder(str(work)))) == want
+
+
+def test_publish_adds_complete_new_entries_whole(tmp_path, monkeypatch):
+    root, work = tmp_path / "root", tmp_path / "work"
+    monkeypatch.setenv("AKA_JOBS_ROOT", str(root))
+    own = tmp_path / "work" / ".triton" / "cache"
+    _entry(own, "done")
+    _entry(own, "half", complete=False)
+    (own / "link").symlink_to(own / "done")
+    existing = _entry(root / kernel_cache.SHIPPED, "kept")
+    _entry(own, "kept")
+    (own / "kept" / "k.cubin").write_bytes(b"other")
+    assert kernel_cache.publish(str(work)) == 1
+    shipped = root / kernel_cache.SHIPPED
+    assert sorted(os.listdir(shipped)) == ["done", "kept"]
+    assert (existing / "k.cubin").read_bytes() == b"\0" * 16          # never overwritten
+    assert kernel_cache.publish(str(work)) == 0
+
+
+def test_only_a_shipped_candidates_compiles_are_published(evaluator, fixture_op, tmp_path):
+    """In the interpreter nothing compiles, so the candidate plants an entry in its own cache: from
+    a user's candidate it goes nowhere; from shipped code it is published (which is why only aka's
+    own code is ever marked shipped)."""
+    path = tmp_path / "planter.py"
+    path.write_text(PLANTER)
+    options = replace(EvalOptions(time=False, timeout_s=60), review=False)
+    result = evaluator.evaluate(fixture_op, path, options)
+    assert result.accepted, [str(r) for r in result.rejections]
+    shipped = evaluator.pool.jobs_root / kernel_cache.SHIPPED
+    assert not (shipped / "planted-key").exists()
+    result = evaluator.evaluate(fixture_op, path, options, shipped=True)
+    try:
+        assert result.accepted and (shipped / "planted-key" / "__grp__planted.json").is_file()
+    finally:
+        shutil.rmtree(shipped / "planted-key", ignore_errors=True)    # the pool is shared by other tests
