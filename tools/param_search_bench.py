@@ -127,10 +127,17 @@ def _warm_chunk(job) -> None:
                 torch.cuda.synchronize()
             except Exception:  # noqa: BLE001 - the timing pass records it
                 pass
+        Path(path + WARM).touch()                   # compiled (or failed) at every shape
 
 
-def measure(spec, files, shapes, device: str, budget_s: float, log) -> tuple[dict, int]:
-    """The table: config -> shape -> µs (absent: failed or not reached); and the configs measured."""
+WARM = ".warm"
+"""Suffix of the marker a compiling process leaves beside a configuration it finished."""
+
+
+def measure(spec, files, shapes, device: str, budget_s: float, log, warmed: bool = False) -> tuple[dict, int]:
+    """The table: config -> shape -> µs (absent: failed or not reached); and the configs measured.
+    WARMED: the compiling processes ran; a configuration they did not finish within their budget
+    (a register-file-sized tile can take minutes to compile) counts as failed, not compiled here."""
     import torch
 
     from aka.evaluate.correctness import build_pair
@@ -145,6 +152,10 @@ def measure(spec, files, shapes, device: str, budget_s: float, log) -> tuple[dic
             log(f"  time budget of {budget_s:.0f} s spent after {n} configurations")
             break
         row = {}
+        if warmed and not Path(str(path) + WARM).exists():
+            log(f"  {config}: not compiled within the compile budget (counted as failed)")
+            table[config] = row
+            continue
         try:
             cls = load_module(str(path), f"bench{n}").ModelNew
         except Exception as exc:  # noqa: BLE001 - a configuration that does not load is a failed row
@@ -313,9 +324,10 @@ def bench_op(name: str, args, device: str, log) -> dict:
     space, defaults, sources = configurations(spec, dev, args.max_configs, args.seed)
     t0 = time.monotonic()
     files = materialize(space, sources)
-    if device == "cuda" and args.jobs > 1:
+    warmed = device == "cuda" and args.jobs > 1
+    if warmed:
         warm(spec, files, list(visible) + list(held), args.jobs, args.compile_budget, log)
-    table, done = measure(spec, files, list(visible) + list(held), device, args.time_budget, log)
+    table, done = measure(spec, files, list(visible) + list(held), device, args.time_budget, log, warmed)
     space = {f: [p for p in pts if _k(f, p) in table] for f, pts in space.items()}
     space = {f: pts for f, pts in space.items() if pts and _k(f, defaults[f]) in table}
     table = {c: r for c, r in table.items() if c.split("|")[0] in space}
