@@ -266,8 +266,8 @@ _declare("compute", 0, "two-kernel", "three-kernel", "two-kernel-tree", "two-ker
          "no-fusion", "intermediate-buffer", "intermediate-buffers", "reduce-then-scan")
 _declare("compute", 0, "two-kernel-reduction", "strategy:two-kernels", "strategy:three-phase", "strategy:unfused")
 _declare("compute", 1, "two-pass", "two-pass-softmax", "two-pass-variance", "l2-reuse", "cache-reuse",
-         "all-pairs-compare", "bitwise-bisection", "radix-select", "strategy:two-pass", "strategy:three-pass",
-         "strategy:two-sweep", "strategy:three-sweep")
+         "all-pairs-compare", "bitwise-bisection", "radix-select", "last-arriver-merge", "strategy:two-pass",
+         "strategy:three-pass", "strategy:two-sweep", "strategy:three-sweep")
 _declare("parallel", 3, "warp-specialization")
 _declare("parallel", 2, "persistent-grid", "persistent-kernel", "grid-stride-loop", "split-k", "split-reduction",
          "split-row", "stream-k", "flash-decoding", "reduce-then-scan", "two-kernel-tree", "single-pass-scan",
