@@ -131,7 +131,17 @@ def version_view(deps: Deps, version: str | None) -> tuple[Candidate | None, dic
 
 
 def propose(state: AgentState, deps: Deps) -> dict[str, Any]:
-    return record_proposal(deps.proposer.propose(context(state, deps)), deps)
+    ctx = context(state, deps)
+    warm_ahead(deps, ctx)
+    return record_proposal(deps.proposer.propose(ctx), deps)
+
+
+def warm_ahead(deps: Deps, ctx: ProposalContext) -> None:
+    """Hand the configurations the proposer may reach next to a harness that compiles ahead."""
+    upcoming = getattr(deps.proposer, "upcoming", None)
+    warm = getattr(deps.evaluator, "warm", None)
+    if upcoming is not None and warm is not None:
+        warm(deps.spec, upcoming(ctx))
 
 
 def record_proposal(proposal: Proposal | None, deps: Deps, **extra: Any) -> dict[str, Any]:

@@ -41,8 +41,11 @@ def run(req: OptimizeRequest, profile: bool = True) -> Outcome:
         qd = config.strategy == "map-elites"
         proposer = _llm(req, folder, resumed) or (QDTuner if qd else Tuner)(roots, source_root=root)
         hooks = (QDProgress(req.progress),) if qd else ()
-        return run_session(folder, spec, config, evaluator, proposer, retriever=retriever,
-                           profiler=profiler, progress=req.progress, resumed=resumed, extra_hooks=hooks)
+        try:
+            return run_session(folder, spec, config, evaluator, proposer, retriever=retriever,
+                               profiler=profiler, progress=req.progress, resumed=resumed, extra_hooks=hooks)
+        finally:
+            evaluator.close()
 
 
 def _llm(req: OptimizeRequest, folder, resumed: bool):

@@ -8,12 +8,15 @@ neither re-timed nor re-compiled for every candidate.
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Protocol, runtime_checkable
 
 from aka.errors import EnvironmentMissing
+from aka.evaluate import kernel_cache
 from aka.evaluate.evaluator import EvalOptions, Evaluator as Judge, weigh
+from aka.evaluate.warm import KernelWarmer
 from aka.spec.candidate import Candidate
 from aka.spec.op import OpSpec
 from aka.spec.result import Comparison, Decision, EvalResult, EvalStatus, Rejection, ShapeResult, Timing
@@ -40,11 +43,15 @@ class Evaluator(Protocol):
         """Interleaved incumbent-candidate-candidate-incumbent timing, judged over shape weights."""
         ...
 
+    # Optional: `warm(spec, candidates) -> int` compiles upcoming candidates ahead (the harness,
+    # on a GPU); the loop calls it with a proposer's `upcoming(ctx)` where both exist.
+
 
 class HarnessEvaluator:
     """The real harness for one session (one warm worker pool, one baseline cache)."""
 
-    def __init__(self, judge: Judge, options: EvalOptions | None = None, rounds: int = 5):
+    def __init__(self, judge: Judge, options: EvalOptions | None = None, rounds: int = 5,
+                 warming: bool | None = None):
         self.judge = judge
         self.options = options or EvalOptions()
         self.rounds = rounds
@@ -52,6 +59,28 @@ class HarnessEvaluator:
         self.device: dict = {"kind": "cpu" if judge.interpreter else "cuda"}
         self.baselines: dict[str, dict[str, Timing]] = {}
         """'<shape id>|<method>' -> baseline name -> Timing (persisted by the session)."""
+        self.warming = (os.environ.get("AKA_WARM", "1") != "0") if warming is None else warming
+        """Compile upcoming shipped candidates ahead on the GPU (`aka.evaluate.warm`); AKA_WARM=0
+        turns it off."""
+        self.warmer: KernelWarmer | None = None
+
+    def warm(self, spec: OpSpec, candidates: list[Candidate]) -> int:
+        """Start compiling these upcoming candidates in the background, the shipped ones only, on a
+        GPU only; how many were queued. Nothing a verdict depends on: a candidate not warmed in
+        time compiles its kernels itself."""
+        todo = [c for c in candidates if c.shipped]
+        if self.interpreter or not self.warming or not todo:
+            return 0
+        if self.warmer is None:
+            self.warmer = KernelWarmer(self.judge.pool.root() / kernel_cache.SHIPPED)
+        dtype, rows, _ = self.judge.plan(spec, self.options)
+        return self.warmer.submit(spec.to_dict(), dtype, [r["params"] for r in rows], todo)
+
+    def close(self) -> None:
+        """Stop background work (the warming processes)."""
+        if self.warmer is not None:
+            self.warmer.close()
+            self.warmer = None
 
     def evaluate(self, spec: OpSpec, candidate: Candidate, path: Path) -> EvalResult:
         result = self.judge.evaluate(spec, path, replace(self.options, baselines=()), shipped=candidate.shipped)

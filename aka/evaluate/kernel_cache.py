@@ -44,11 +44,16 @@ def seed(workdir: str, shipped: bool) -> None:
 
 def publish(workdir: str) -> int:
     """Add what a shipped candidate's (ended) process compiled to the shipped-kernel cache; the
-    number of entries added. An entry is complete when Triton wrote its group file (last); each
-    lands whole (copied aside, then renamed), so a concurrent reader never sees half of one."""
+    number of entries added."""
     target = shipped_folder()
-    mine = own_folder(workdir)
-    if not target or not os.path.isdir(mine):
+    return publish_folder(own_folder(workdir), target) if target else 0
+
+
+def publish_folder(mine: str, target: str) -> int:
+    """Add the complete entries of the cache folder MINE that TARGET lacks; the number added. An
+    entry is complete when Triton wrote its group file (last); each lands whole (copied aside,
+    then renamed), so a concurrent reader never sees half of one."""
+    if not os.path.isdir(mine):
         return 0
     os.makedirs(target, exist_ok=True)
     added = 0

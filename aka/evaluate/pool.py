@@ -150,6 +150,13 @@ class WorkerPool:
             self.close()
             raise WorkerError(f"the evaluation worker did not start: {self._stderr_tail()}")
 
+    def root(self) -> Path:
+        """This pool's folder of job folders (its server started first if it is not running)."""
+        if self.proc is None or self.proc.poll() is not None:
+            self.start()
+        assert self.jobs_root is not None
+        return self.jobs_root
+
     def submit(self, job: "jobs.Job | dict[str, Any]") -> dict[str, Any]:
         """Send one job (an `aka.spec.jobs` record, its document, or a plain {'kind': ...} dict
         built through the record so every default comes from one place), on this pool's device; a

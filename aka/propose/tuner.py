@@ -31,6 +31,8 @@ from aka.spec.memory import Proposal, ProposalContext, Trial
 DISPATCH_MIN_GAIN = 0.02
 """A dispatcher is proposed only when its predicted weighted gain over the incumbent exceeds this."""
 ASK_TRIES = 25
+UPCOMING_MAX = 256
+"""At most this many configurations are handed to a harness to compile ahead."""
 
 
 @dataclass(frozen=True)
@@ -187,6 +189,24 @@ class Tuner:
             known.add(snip.source)
 
     # --- proposing ----------------------------------------------------------------------------
+    def upcoming(self, ctx: ProposalContext, limit: int = UPCOMING_MAX) -> list[Candidate]:
+        """Configurations this tuner may propose, about in the order it reaches them: every
+        family's defaults (the screen), then the families' spaces taken in turn. What a harness
+        can compile ahead of their evaluation."""
+        families = [f for f in self.families(ctx) if f.key not in ctx.avoid_families]
+        points = [[{}] for _ in families] + [list(f.space()) for f in families]
+        owners = families + families
+        out: list[Candidate] = []
+        seen: set[str] = set()
+        for k in range(max((len(p) for p in points), default=0)):
+            for fam, pts in zip(owners, points):
+                if k < len(pts) and len(out) < limit:
+                    cand = fam.candidate(pts[k], None, "")
+                    if cand.hash not in seen:
+                        seen.add(cand.hash)
+                        out.append(cand)
+        return out
+
     def propose(self, ctx: ProposalContext) -> Proposal | None:
         families = self.families(ctx)
         tried = {t.candidate for t in ctx.trials}

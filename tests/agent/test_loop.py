@@ -148,3 +148,27 @@ def test_a_proposer_that_reads_no_profile_gets_the_best_profiled_once_at_the_end
     kinds = [e.kind for e in read_events(folder.journal_path).events]
     assert kinds[-2:] == ["profile", "stop"]
     assert (folder.root / "candidates" / best / "profile.txt").is_file()
+
+
+def test_each_proposal_first_hands_the_proposers_upcoming_candidates_to_a_harness_that_warms(tmp_path):
+    """Where the proposer lists what it may propose next and the evaluator can compile ahead, the
+    loop passes the list on before every proposal (what the harness does with it is its own)."""
+    from .loop_kit import LoggingEvaluator, SPEC, TABLE, script_from
+    from aka.sessions.run import run_session
+
+    class Upcoming(ScriptedProposer):
+        def upcoming(self, ctx):
+            return [cand(t) for t in ORDER[len(ctx.trials):]]
+
+    class Warming(LoggingEvaluator):
+        warmed = []
+
+        def warm(self, spec, candidates):
+            self.warmed.append([c.name for c in candidates])
+            return len(candidates)
+
+    evaluator = Warming(script_from(TABLE), tmp_path / "log")
+    folder = SessionFolder.create(tmp_path, "s", {"op": {"name": "rmsnorm"}})
+    run_session(folder, SPEC, LoopConfig(iterations=3, stall=10), evaluator, Upcoming([cand(t) for t in ORDER]),
+                progress=False)
+    assert evaluator.warmed[:3] == [ORDER, ORDER[1:], ORDER[2:]]

@@ -230,3 +230,18 @@ def test_the_borrowed_kernel_is_judged_like_any_candidate(evaluator, tmp_path):
     cand.write_text(proposal.candidate.materialize())
     result = evaluator.evaluate(spec, cand, EvalOptions(time=False))
     assert result.accepted, [str(r) for r in result.rejections]
+
+
+def test_upcoming_lists_the_screen_first_then_every_point_once(kernels):
+    tuner = Tuner([kernels])
+    up = tuner.upcoming(ctx())
+    spaces = {f.key: f.space() for f in tuner.families(ctx())}
+    assert [c.family for c in up[:3]] == sorted(spaces)                       # the screen, in its order
+    assert all(c.params == read_kernel_meta(kernels / c.family).defaults() for c in up[:3])
+    assert len({c.hash for c in up}) == len(up) == sum(len(s) for s in spaces.values())
+    assert all(c.shipped and c.origin == "tuner" for c in up)
+    first = tuner.propose(ctx()).candidate
+    assert first.hash == up[0].hash                       # the same candidate the tuner then proposes
+    assert len(tuner.upcoming(ctx(), limit=5)) == 5
+    avoided = tuner.upcoming(ctx(avoid_families=("rmsnorm/blocked_columns.py",), dropouts=1))
+    assert {c.family for c in avoided} == {"rmsnorm/multi_row_tile.py", "rmsnorm/one_row_registers.py"}

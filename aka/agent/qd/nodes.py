@@ -69,6 +69,7 @@ def _combine_due(state: dict, qd: QDConfig, deps: Deps) -> bool:
 def propose(state: dict, deps: Deps) -> dict[str, Any]:
     d = Directive.from_dict(state["directive"])
     ctx = search_context(state, deps, d)
+    nodes.warm_ahead(deps, ctx)
     proposal = deps.proposer.propose(ctx)
     extra = {"island": d.island, "mode": d.mode, "target": d.target, "parent_elite": d.parent,
              "inspirations": [i["version"] for i in d.inspirations]}

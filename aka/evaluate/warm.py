@@ -1,0 +1,171 @@
+"""Compiling shipped kernels ahead of their evaluation, on the host's spare cores (GPU only).
+
+Most of an evaluation on a GPU is the candidate's process compiling its kernels (`call-first` in
+`phases_s`). For code aka ships (the tuner's reference kernels, `Candidate.shipped`) the upcoming
+configurations are known, and compiling them is trusted work, so `KernelWarmer` compiles them in a
+few low-priority background processes while the GPU times the current candidate, then publishes
+what they compiled into the session's shipped-kernel cache (`kernel_cache`), from which every later
+shipped candidate's process starts.
+
+A warming process launches nothing on the GPU (it must not disturb a timing in progress): the
+model and its inputs are built on PyTorch's `meta` device (shapes and dtypes, no memory) and every
+Triton launch is turned into a compile (`JITFunction.run(..., warmup=True)`). A kernel that cannot
+be traced that way (values read on the host, an autotuner that benchmarks) is simply not warmed:
+its candidate compiles it itself, as it would have anyway. Never used for a model's, a user's or a
+replayed candidate.
+
+    python -m aka.evaluate.warm JOB.json      (the warming process; KernelWarmer starts it)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Callable
+
+from aka.evaluate import kernel_cache
+
+MAX_PROCESSES = 12
+SPARE_CORES = 4
+"""Cores left to the judge and the candidate's process."""
+
+
+def processes_for(cpus: int | None) -> int:
+    """How many warming processes a host of CPUS cores runs."""
+    return max(1, min(MAX_PROCESSES, (cpus or 1) - SPARE_CORES))
+
+
+class KernelWarmer:
+    """Background compilation of shipped candidates for one session.
+
+    `submit` writes the candidates it has not seen and starts processes that compile them (one
+    batch at a time: a submit while a batch runs only queues). `close` stops them and removes its
+    folder. `spawn` (tests) replaces starting a real process: spawn(argv, env) -> a Popen-like
+    object with `poll`, `terminate` and `wait`.
+    """
+
+    def __init__(self, shipped_folder: Path, processes: int | None = None,
+                 spawn: Callable[[list[str], dict[str, str]], Any] | None = None):
+        self.shipped = Path(shipped_folder)
+        self.processes = processes or processes_for(os.cpu_count())
+        self.spawn = spawn or _spawn
+        self.folder = Path(tempfile.mkdtemp(prefix="aka-warm-"))
+        self.seen: set[str] = set()
+        self.queue: list[tuple[str, str]] = []
+        self.running: list[Any] = []
+        self.batches = 0
+
+    def submit(self, spec: dict[str, Any], dtype: str, shapes: list[dict[str, Any]], candidates: list[Any]) -> int:
+        """Queue the shipped candidates not seen before, in the given order (the most urgent
+        first); start a batch when none runs. The number queued."""
+        new = 0
+        for cand in candidates:
+            if not cand.shipped or cand.hash in self.seen:
+                continue
+            self.seen.add(cand.hash)
+            path = self.folder / f"{cand.short}.py"
+            path.write_text(cand.materialize())
+            self.queue.append((cand.name, str(path)))
+            new += 1
+        self._start(spec, dtype, shapes)
+        return new
+
+    def busy(self) -> bool:
+        self.running = [p for p in self.running if p.poll() is None]
+        return bool(self.running)
+
+    def _start(self, spec: dict[str, Any], dtype: str, shapes: list[dict[str, Any]]) -> None:
+        if not self.queue or self.busy():
+            return
+        batch, self.queue = self.queue, []
+        self.batches += 1
+        n = min(self.processes, len(batch))
+        for i in range(n):
+            part = batch[i::n]                    # round robin: the first few compile at once
+            own = self.folder / f"cache-{self.batches}-{i}"
+            job = self.folder / f"job-{self.batches}-{i}.json"
+            job.write_text(json.dumps({"spec": spec, "dtype": dtype, "shapes": shapes, "cache": str(own),
+                                       "shipped": str(self.shipped), "files": [p for _, p in part]}))
+            env = {**os.environ, "TRITON_CACHE_DIR": str(own)}
+            env.pop("TRITON_INTERPRET", None)
+            self.running.append(self.spawn([sys.executable, "-m", "aka.evaluate.warm", str(job)], env))
+
+    def close(self) -> None:
+        for p in self.running:
+            if p.poll() is None:
+                p.terminate()
+        for p in self.running:
+            try:
+                p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        self.running = []
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _spawn(argv: list[str], env: dict[str, str]) -> subprocess.Popen:
+    return subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, preexec_fn=lambda: os.nice(10), start_new_session=True)
+
+
+# --- the warming process -------------------------------------------------------------------------
+
+def compile_only() -> None:
+    """Make every Triton launch in this process a compilation that launches nothing."""
+    from triton.runtime.jit import JITFunction
+
+    launch = JITFunction.run
+
+    def run(self: Any, *args: Any, grid: Any, warmup: bool, **kwargs: Any) -> Any:
+        return launch(self, *args, grid=grid, warmup=True, **kwargs)
+
+    JITFunction.run = run
+
+
+def warm_file(op: Any, path: str, tag: str, shapes: list[dict[str, Any]]) -> int:
+    """Trace one candidate file's model at every shape on `meta`; the shapes that went through."""
+    import torch
+
+    from aka.evaluate.loading import load_module
+
+    source = Path(path).read_text()
+    if "autotune" in source:                       # an autotuner would benchmark: not here
+        return 0
+    try:
+        cls = load_module(path, tag).ModelNew
+    except Exception:  # noqa: BLE001 - its evaluation reports it
+        return 0
+    done = 0
+    for params in shapes:
+        try:
+            with torch.device("meta"), torch.no_grad():
+                inputs = op.make_inputs(params, 0)
+                args, kwargs = op.init_args(params)
+                inputs.call(op.place_model(cls(*args, **kwargs)))
+            done += 1
+        except Exception:  # noqa: BLE001 - not traceable on meta: its candidate compiles it
+            pass
+    return done
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    job = json.loads(Path(argv[0]).read_text())
+    compile_only()
+    from aka.evaluate.loading import Operator
+
+    op = Operator(job["spec"], "meta", job["dtype"])
+    os.environ["AKA_JOBS_ROOT"] = str(Path(job["shipped"]).parent)
+    for k, path in enumerate(job["files"]):
+        warm_file(op, path, f"aka_warm_{k}", job["shapes"])
+        kernel_cache.publish_folder(job["cache"], job["shipped"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+"""HarnessEvaluator's compile-ahead seam: on a GPU the shipped candidates go to one warmer rooted in
+the pool's shipped-kernel cache, with the shapes and dtype the judge will run; on the interpreter,
+for other candidates, or with AKA_WARM=0, nothing starts."""
+
+from pathlib import Path
+
+import pytest
+
+from aka.evaluate import harness as harness_mod
+from aka.evaluate.evaluator import EvalOptions
+from aka.evaluate.harness import HarnessEvaluator
+from aka.spec.candidate import Candidate
+from aka.spec.load import load_op
+
+ROOT = Path(__file__).parents[2]
+SPEC = load_op(ROOT / "suites" / "llm-inference" / "rmsnorm")
+
+
+class FakePool:
+    def __init__(self, root):
+        self._root = root
+
+    def root(self):
+        return self._root
+
+
+class FakeJudge:
+    def __init__(self, root, interpreter=False):
+        self.pool, self.interpreter = FakePool(root), interpreter
+
+    def plan(self, spec, options):
+        visible, held = spec.run_shapes(self.interpreter)
+        return spec.dtype, [{"params": s.params} for s in list(visible) + list(held)], []
+
+
+class RecordingWarmer:
+    made = []
+
+    def __init__(self, shipped):
+        self.shipped, self.calls, self.closed = shipped, [], False
+        RecordingWarmer.made.append(self)
+
+    def submit(self, spec, dtype, shapes, cands):
+        self.calls.append((spec["name"], dtype, len(shapes), [c.name for c in cands]))
+        return len(cands)
+
+    def close(self):
+        self.closed = True
+
+
+def _cand(origin, name):
+    return Candidate("class ModelNew: pass\n", {}, origin, name)
+
+
+@pytest.fixture
+def recording(monkeypatch):
+    RecordingWarmer.made = []
+    monkeypatch.setattr(harness_mod, "KernelWarmer", RecordingWarmer)
+    monkeypatch.delenv("AKA_WARM", raising=False)
+    return RecordingWarmer.made
+
+
+def test_shipped_candidates_are_warmed_with_the_judges_shapes(tmp_path, recording):
+    h = HarnessEvaluator(FakeJudge(tmp_path), EvalOptions())
+    assert h.warm(SPEC, [_cand("tuner", "t1"), _cand("llm", "l1"), _cand("dispatcher", "d1")]) == 2
+    assert h.warm(SPEC, [_cand("tuner", "t2")]) == 1
+    (w,) = recording
+    assert w.shipped == tmp_path / "shipped-kernels"
+    n = len(SPEC.shapes) + len(SPEC.held_out_shapes)
+    assert w.calls == [("rmsnorm", SPEC.dtype, n, ["t1", "d1"]), ("rmsnorm", SPEC.dtype, n, ["t2"])]
+    h.close()
+    assert w.closed and h.warmer is None
+
+
+@pytest.mark.parametrize("case", ["interpreter", "no-shipped", "switched-off"])
+def test_nothing_is_warmed_where_it_cannot_help(tmp_path, recording, monkeypatch, case):
+    if case == "switched-off":
+        monkeypatch.setenv("AKA_WARM", "0")
+    h = HarnessEvaluator(FakeJudge(tmp_path, interpreter=case == "interpreter"), EvalOptions())
+    cands = [_cand("user", "u1")] if case == "no-shipped" else [_cand("tuner", "t1")]
+    assert h.warm(SPEC, cands) == 0 and not recording
+    h.close()
