@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import mmap
 import os
 import stat
 from typing import Any
@@ -39,14 +40,26 @@ def write(folder: str, name: str, value: Any) -> None:
             t = v.detach()
             leaves.append({"path": path, "tensor": k, "dtype": str(t.dtype).removeprefix("torch."),
                            "shape": list(t.shape), "device": t.device.type})
-            host = t.contiguous().cpu()
-            raw = host.reshape(-1).view(torch.uint8)
-            raw.numpy().tofile(os.path.join(folder, f"{name}.{k}.bin"))
+            _write_tensor(os.path.join(folder, f"{name}.{k}.bin"), t)
         else:
             leaves.append({"path": path, "value": _scalar(v)})
     with open(os.path.join(folder, f"{name}.json.tmp"), "w") as f:
         json.dump({"leaves": leaves, "kind": _kind(value)}, f)
     os.replace(os.path.join(folder, f"{name}.json.tmp"), os.path.join(folder, f"{name}.json"))
+
+
+def _write_tensor(path: str, t: torch.Tensor) -> None:
+    """The tensor's bytes into a file: copied straight from the device into the file's pages
+    (a shared mapping), with no staging copy on the host."""
+    raw = t.contiguous().reshape(-1).view(torch.uint8)
+    with open(path, "wb+") as f:
+        if not raw.numel():
+            return
+        f.truncate(raw.numel())
+        with mmap.mmap(f.fileno(), raw.numel()) as mm:
+            dst = torch.frombuffer(mm, dtype=torch.uint8)
+            dst.copy_(raw)
+            del dst                                  # the mapping closes only when nothing views it
 
 
 def skeleton(value: Any) -> Any:
@@ -119,14 +132,17 @@ def _tensor(leaf: dict, folder: str, name: str, budget: list[int], device: torch
     budget[0] -= nbytes
     if budget[0] < 0:
         raise HandoverError(f"{name}: outputs larger than the reference's allow")
-    data = _read_regular(os.path.join(folder, f"{name}.{k}.bin"), nbytes, name, leaf.get("path"))
-    t = torch.frombuffer(data, dtype=torch.uint8).view(dtype).reshape(shape) if nbytes else \
-        torch.empty(shape, dtype=dtype)
-    return t.to(device) if leaf.get("device") == device.type else t
+    to_device = leaf.get("device") == device.type and device.type != "cpu"
+    data = _read_regular(os.path.join(folder, f"{name}.{k}.bin"), nbytes, name, leaf.get("path"),
+                         pinned=to_device and device.type == "cuda")
+    t = data.view(dtype).reshape(shape) if nbytes else torch.empty(shape, dtype=dtype)
+    return t.to(device, non_blocking=True) if to_device else t
 
 
-def _read_regular(path: str, nbytes: int, name: str, what: Any) -> bytearray:
-    """Exactly `nbytes` from a regular file (never through a link the candidate planted)."""
+def _read_regular(path: str, nbytes: int, name: str, what: Any, pinned: bool = False) -> torch.Tensor:
+    """Exactly `nbytes` from a regular file (never through a link the candidate planted), read
+    (not mapped: the candidate's process could shrink a mapped file under the judge) into a uint8
+    tensor, in page-locked memory when it goes on to a GPU."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except OSError as exc:
@@ -136,8 +152,8 @@ def _read_regular(path: str, nbytes: int, name: str, what: Any) -> bytearray:
         if not stat.S_ISREG(st.st_mode) or st.st_size != nbytes:
             raise HandoverError(f"{name}: tensor {what} has {st.st_size} bytes, its dtype and shape "
                                 f"say {nbytes}")
-        data = bytearray(nbytes)
-        view, done = memoryview(data), 0
+        data = torch.empty(nbytes, dtype=torch.uint8, pin_memory=pinned)
+        view, done = memoryview(data.numpy()), 0
         while done < nbytes:
             n = os.readv(fd, [view[done:]])
             if n <= 0:
