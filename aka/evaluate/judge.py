@@ -795,7 +795,7 @@ def check_production(op: Operator, ref: torch.nn.Module, prod: torch.nn.Module, 
 def run_compare(job: jobs.CompareJob) -> dict[str, Any]:
     """ABBA rounds per shape, incumbent and candidate each in its own confined process (neither
     can slow the other down from inside); each side's claims cross-checked like an evaluation's."""
-    from aka.evaluate.timing import decide
+    from aka.evaluate.timing import decide, settled
     from aka.evaluate.worker import device_info
 
     t_end = time.monotonic() + max(1.0, float(job.timeout_s) - 2.0)
@@ -830,6 +830,8 @@ def run_compare(job: jobs.CompareJob) -> dict[str, Any]:
                 b.append(_timing(cand.ask("bench", method=method, **common))["median_us"])
                 side = "incumbent"
                 a.append(_timing(inc.ask("bench", method=method, **common))["median_us"])
+                if settled(a, b, method or "cpu-interpreter"):
+                    break                             # clear either way: more rounds cannot change it
             for side, remote, times in (("incumbent", inc, a), ("candidate", cand, b)):
                 claim = {"median_us": sorted(times)[len(times) // 2], "method": method or "cpu-interpreter"}
                 forged = cross_check(remote, i, shape.params, seed, claim, gpu, None)

@@ -269,3 +269,19 @@ def decide(incumbent_us: Sequence[float], candidate_us: Sequence[float], method:
         significant=speedup - 1.0 > noise,
         method=method,
     )
+
+
+SETTLE_ROUNDS = 3
+"""An interleaved comparison may stop after this many ABBA rounds ..."""
+SETTLE_MARGIN = 3.0
+"""... when the speedup is this many noise widths away from 1 (either way): more rounds could not
+change the verdict."""
+
+
+def settled(incumbent_us: Sequence[float], candidate_us: Sequence[float], method: str) -> bool:
+    """Whether the rounds so far already decide the comparison beyond doubt."""
+    if len(incumbent_us) < 2 * SETTLE_ROUNDS:
+        return False
+    c = decide(incumbent_us, candidate_us, method)
+    return abs(c.speedup - 1.0) > SETTLE_MARGIN * c.noise
+

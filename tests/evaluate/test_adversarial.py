@@ -112,6 +112,21 @@ def test_interleaved_comparison_runs_abba_rounds(evaluator, fixture_op):
         assert c.speedup == pytest.approx(c.incumbent_us / c.candidate_us, rel=0.5)
 
 
+def test_a_clear_comparison_stops_after_the_rounds_that_settle_it(evaluator, fixture_op, tmp_path):
+    """Thirty launches per call against one: settled after SETTLE_ROUNDS, not the five asked for."""
+    from aka.evaluate.timing import SETTLE_ROUNDS
+
+    slow = tmp_path / "slow.py"
+    slow.write_text((CANDIDATES / "honest_rmsnorm.py").read_text()
+                    + "\n\nclass ModelNew(ModelNew):\n    def forward(self, x):\n"
+                      "        for _ in range(29):\n            super().forward(x)\n"
+                      "        return super().forward(x)\n")
+    decision = evaluator.compare(fixture_op, CANDIDATES / "honest_rmsnorm.py", slow, rounds=5)
+    assert decision.failure is None and not decision.promote and decision.speedup < 1
+    rounds = [c.rounds for c in decision.comparisons]
+    assert all(SETTLE_ROUNDS <= r <= 5 for r in rounds) and SETTLE_ROUNDS in rounds, rounds   # a load spike may cost one shape its early stop
+
+
 def test_a_candidate_that_raises_while_timed_is_a_failed_decision(evaluator, fixture_op, tmp_path):
     bad = tmp_path / "raises.py"
     bad.write_text((CANDIDATES / "honest_rmsnorm.py").read_text()

@@ -2,7 +2,7 @@
 
 import pytest
 
-from aka.evaluate.timing import bench_cpu, decide, stats
+from aka.evaluate.timing import SETTLE_ROUNDS, bench_cpu, decide, settled, stats
 
 
 def test_stats_median_iqr_cv():
@@ -29,6 +29,17 @@ def test_decide_rejects_a_slower_candidate_and_bad_input():
     assert not decide([50.0, 50.0], [60.0, 60.0], "events").significant
     with pytest.raises(ValueError):
         decide([1.0, 2.0, 3.0], [1.0, 2.0, 3.0], "events")
+
+
+def test_a_comparison_settles_early_only_when_clear_either_way():
+    clear_win, clear_loss = [100.0, 101.0] * SETTLE_ROUNDS, [150.0, 151.0] * SETTLE_ROUNDS
+    cand = [80.0, 80.5] * SETTLE_ROUNDS
+    assert settled(clear_win, cand, "events") and settled(cand, clear_loss, "events")
+    assert not settled(clear_win[:-2], cand[:-2], "events")                  # too few rounds to know
+    close = [100.0, 101.0] * SETTLE_ROUNDS
+    assert not settled(close, [97.0, 98.5] * SETTLE_ROUNDS, "events")          # 3 % gain, 1 % noise: go on
+    noisy = [100.0, 130.0, 95.0, 140.0, 100.0, 135.0]
+    assert not settled(noisy, [80.0, 81.0] * SETTLE_ROUNDS, "events")          # 25 % gain in 20 % noise
 
 
 def test_bench_cpu_labels_interpreter_time():
