@@ -17,23 +17,13 @@ import time
 from typing import Callable
 
 from aka.batch.tasks import STDERR_TAIL, Attempt, Slot, Task, command, slot_env
+from aka.evaluate.pool import die_with_parent
 
 CommandFn = Callable[[Task, Slot], list[str]]
 Report = Callable[[str, Task, Slot, "list[Attempt] | None"], None]
 """Called as report(kind, task, slot, attempts) with kind 'running', 'retry' or 'finished'."""
 MAX_ATTEMPTS = 2
 CPU_WORKERS = 2
-
-
-def _die_with_parent() -> None:
-    """In the child before exec: SIGKILL when the batch process dies (a killed run leaves no orphans)."""
-    try:
-        import ctypes
-        import signal
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)
-    except (OSError, AttributeError):
-        pass
 
 
 def gpu_slots(indices: list[int] | None = None) -> list[Slot]:
@@ -79,7 +69,7 @@ def run_attempt(task: Task, slot: Slot, argv: list[str], timeout_s: float | None
     log = os.path.join(task.op_dir, "stderr.log")
     start = time.monotonic()
     with open(log, "w") as err, tempfile.TemporaryFile("w+") as out:
-        proc = subprocess.Popen(argv, stdout=out, stderr=err, env=env, preexec_fn=_die_with_parent,
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, env=env, preexec_fn=die_with_parent,
                                 stdin=subprocess.DEVNULL)
         try:
             rc = proc.wait(timeout=timeout_s)

@@ -92,7 +92,7 @@ def sandbox_state() -> dict[str, Any]:
     return {"strict": all(layers.get(k) for k in CONFINED_LAYERS), "layers": dict(layers)}
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """In the child before exec: SIGKILL when the aka process that started it dies (Linux)."""
     try:
         import ctypes
@@ -142,7 +142,7 @@ class WorkerPool:
         self.proc = subprocess.Popen(
             [*prefix, sys.executable, "-m", "aka.evaluate.server"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, env=env,
-            cwd=tempfile.gettempdir(), text=True, bufsize=1, preexec_fn=_die_with_parent,
+            cwd=tempfile.gettempdir(), text=True, bufsize=1, preexec_fn=die_with_parent,
             start_new_session=True,
         )
         hello = self._read(STARTUP_TIMEOUT_S)

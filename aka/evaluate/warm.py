@@ -110,7 +110,15 @@ class KernelWarmer:
 
 def _spawn(argv: list[str], env: dict[str, str]) -> subprocess.Popen:
     return subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, preexec_fn=lambda: os.nice(10), start_new_session=True)
+                            stderr=subprocess.DEVNULL, preexec_fn=_background, start_new_session=True)
+
+
+def _background() -> None:
+    """In a warming process before exec: low CPU priority, and killed with the aka process."""
+    from aka.evaluate.pool import die_with_parent
+
+    os.nice(10)
+    die_with_parent()
 
 
 # --- the warming process -------------------------------------------------------------------------
