@@ -2,7 +2,7 @@
 ---
 op: conv2d_3x3_nhwc
 strategy: implicit-gemm-flat-k
-techniques: [implicit-gemm, im2col-on-the-fly, gather-load, tiling, zero-padding-by-mask, ieee-fp32-dot, masked-tail]
+techniques: [implicit-gemm, im2col-on-the-fly, gather-load, tiling, zero-padding-by-mask, tf32x3-dot, ieee-fp32-dot, masked-tail]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
@@ -11,6 +11,7 @@ params:
   BLOCK_CO: {values: [16, 32, 64, 128], default: 64}
   BLOCK_K: {values: [16, 32, 64], default: 32}
   NUM_WARPS: {values: [2, 4, 8], default: 4}
+  PRECISION: {values: ["tf32x3", "ieee"], default: "tf32x3"}
 requires: []
 sources:
   - https://docs.nvidia.com/deeplearning/performance/dl-performance-convolutional/index.html
@@ -25,6 +26,10 @@ BLOCK_K step may straddle two taps, every element needs its own div/mod and addr
 are only contiguous within runs of one tap; in exchange any c_in works with full K tiles and no
 per-tap remainder (c_in = 3 or 33 wastes nothing). The tap-loop kernel trades that generality
 for cheaper addressing.
+The implicit GEMM's dot runs at PRECISION: "tf32x3" (default) sends it to the tensor cores as three
+TF32 products of each operand's TF32 head and remainder, near fp32 accuracy since only
+remainder x remainder is lost; "ieee" is the exact FMA path, kept tunable and used for non-fp32
+inputs and on ROCm (Triton there has no tf32x3).
 """
 
 import torch
@@ -35,11 +40,12 @@ BLOCK_P = 64
 BLOCK_CO = 64
 BLOCK_K = 32
 NUM_WARPS = 4
+PRECISION = 'tf32x3'
 
 
 @triton.jit
 def _conv3x3_flat_k(x_ptr, w_ptr, y_ptr, n_pix, H, W, C_IN, C_OUT, BLOCK_P: tl.constexpr, BLOCK_CO: tl.constexpr,
-                    BLOCK_K: tl.constexpr):
+                    BLOCK_K: tl.constexpr, PRECISION: tl.constexpr):
     p = tl.program_id(0) * BLOCK_P + tl.arange(0, BLOCK_P)
     co = tl.program_id(1) * BLOCK_CO + tl.arange(0, BLOCK_CO)
     p_mask = p < n_pix
@@ -62,7 +68,7 @@ def _conv3x3_flat_k(x_ptr, w_ptr, y_ptr, n_pix, H, W, C_IN, C_OUT, BLOCK_P: tl.c
         # weight [c_out, c_in, 3, 3]: element (co, ci, tap) at co * 9 * c_in + ci * 9 + tap
         b = tl.load(w_ptr + co[None, :] * K + (ci * 9 + tap)[:, None], mask=k_mask[:, None] & (co[None, :] < C_OUT),
                     other=0.0)
-        acc = tl.dot(a, b, acc, input_precision="ieee")
+        acc = tl.dot(a, b, acc, input_precision=PRECISION)
     y_off = p[:, None].to(tl.int64) * C_OUT + co[None, :]
     tl.store(y_ptr + y_off, acc.to(y_ptr.dtype.element_ty), mask=p_mask[:, None] & (co[None, :] < C_OUT))
 
@@ -80,6 +86,7 @@ class ModelNew(torch.nn.Module):
         n_pix = batch * h * w
         if n_pix > 0 and c_out > 0:
             grid = (triton.cdiv(n_pix, BLOCK_P), triton.cdiv(c_out, BLOCK_CO))
+            precision = PRECISION if x.dtype == torch.float32 and not torch.version.hip else "ieee"
             _conv3x3_flat_k[grid](x, self.weight.contiguous(), y, n_pix, h, w, c_in, c_out, BLOCK_P=BLOCK_P,
-                                  BLOCK_CO=BLOCK_CO, BLOCK_K=BLOCK_K, num_warps=NUM_WARPS)
+                                  BLOCK_CO=BLOCK_CO, BLOCK_K=BLOCK_K, PRECISION=precision, num_warps=NUM_WARPS)
         return y

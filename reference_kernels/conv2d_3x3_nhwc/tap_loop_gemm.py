@@ -2,7 +2,7 @@
 ---
 op: conv2d_3x3_nhwc
 strategy: implicit-gemm-tap-loop
-techniques: [implicit-gemm, tap-decomposition, shifted-tile-loads, coalesced-channels, tiling, zero-padding-by-mask, ieee-fp32-dot, masked-tail]
+techniques: [implicit-gemm, tap-decomposition, shifted-tile-loads, coalesced-channels, tiling, zero-padding-by-mask, tf32x3-dot, ieee-fp32-dot, masked-tail]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
@@ -11,6 +11,7 @@ params:
   BLOCK_CO: {values: [16, 32, 64, 128], default: 64}
   BLOCK_CI: {values: [16, 32, 64], default: 32}
   NUM_WARPS: {values: [2, 4, 8], default: 4}
+  PRECISION: {values: ["tf32x3", "ieee"], default: "tf32x3"}
 requires: []
 sources:
   - https://github.com/NVIDIA/cutlass/blob/main/media/docs/cpp/implicit_gemm_convolution.md
@@ -23,6 +24,9 @@ BLOCK_P shifted pixels x BLOCK_CI consecutive channels, contiguous in NHWC memor
 base address per pixel), and each B tile is one tap's [c_in, c_out] slice of the weight. No
 division in the inner loop and wide loads make it the faster form when c_in is a multiple of the
 block (64, 256, 320); odd channel counts (3 or 33) pay a partly masked last step on every tap.
+Every tap's dot runs at PRECISION: "tf32x3" (default) emulates the fp32 product on tensor cores
+with three TF32 products of split operands, near fp32 accuracy; "ieee" stays in the space as the
+exact CUDA-core path and is what non-fp32 inputs and ROCm (no tf32x3) get.
 """
 
 import torch
@@ -33,11 +37,12 @@ BLOCK_P = 64
 BLOCK_CO = 64
 BLOCK_CI = 32
 NUM_WARPS = 4
+PRECISION = 'tf32x3'
 
 
 @triton.jit
 def _conv3x3_taps(x_ptr, w_ptr, y_ptr, n_pix, H, W, C_IN, C_OUT, BLOCK_P: tl.constexpr, BLOCK_CO: tl.constexpr,
-                  BLOCK_CI: tl.constexpr):
+                  BLOCK_CI: tl.constexpr, PRECISION: tl.constexpr):
     p = tl.program_id(0) * BLOCK_P + tl.arange(0, BLOCK_P)
     co = tl.program_id(1) * BLOCK_CO + tl.arange(0, BLOCK_CO)
     p_mask = p < n_pix
@@ -58,7 +63,7 @@ def _conv3x3_taps(x_ptr, w_ptr, y_ptr, n_pix, H, W, C_IN, C_OUT, BLOCK_P: tl.con
             a = tl.load(x_ptr + base[:, None] + ci[None, :], mask=pix_ok[:, None] & ci_mask[None, :], other=0.0)
             b = tl.load(w_ptr + co[None, :] * (9 * C_IN) + ci[:, None] * 9 + tap,
                         mask=ci_mask[:, None] & co_mask[None, :], other=0.0)
-            acc = tl.dot(a, b, acc, input_precision="ieee")
+            acc = tl.dot(a, b, acc, input_precision=PRECISION)
     y_off = p[:, None].to(tl.int64) * C_OUT + co[None, :]
     tl.store(y_ptr + y_off, acc.to(y_ptr.dtype.element_ty), mask=p_mask[:, None] & co_mask[None, :])
 
@@ -76,6 +81,7 @@ class ModelNew(torch.nn.Module):
         n_pix = batch * h * w
         if n_pix > 0 and c_out > 0:
             grid = (triton.cdiv(n_pix, BLOCK_P), triton.cdiv(c_out, BLOCK_CO))
+            precision = PRECISION if x.dtype == torch.float32 and not torch.version.hip else "ieee"
             _conv3x3_taps[grid](x, self.weight.contiguous(), y, n_pix, h, w, c_in, c_out, BLOCK_P=BLOCK_P,
-                                BLOCK_CO=BLOCK_CO, BLOCK_CI=BLOCK_CI, num_warps=NUM_WARPS)
+                                BLOCK_CO=BLOCK_CO, BLOCK_CI=BLOCK_CI, PRECISION=precision, num_warps=NUM_WARPS)
         return y

@@ -2,7 +2,7 @@
 ---
 op: linear_bias_gelu
 strategy: split-k-epilogue-after-reduce
-techniques: [split-k, two-kernel, epilogue-fusion, fused-bias-activation, erf-gelu, deterministic, ieee-fp32-dot, masked-tail]
+techniques: [split-k, two-kernel, epilogue-fusion, fused-bias-activation, erf-gelu, deterministic, tf32x3-dot, ieee-fp32-dot, masked-tail]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
@@ -12,6 +12,7 @@ params:
   BLOCK_K: {values: [16, 32, 64], default: 64}
   SPLIT_K: {values: [1, 2, 4, 8], default: 4}
   NUM_WARPS: {values: [2, 4, 8], default: 4}
+  PRECISION: {values: ["tf32x3", "ieee"], default: "tf32x3"}
 requires: []
 sources:
   - https://github.com/NVIDIA/cutlass/blob/main/media/docs/cpp/efficient_gemm.md
@@ -25,6 +26,10 @@ workspace, and the reduce kernel adds the slices in a fixed order (deterministic
 applies bias and GELU before the single store: the fused epilogue moves into the reduction. The
 workspace round trip is small next to the weight bytes at decode sizes; at prefill sizes the
 single-pass fused tile kernel wins.
+The partial dots run at PRECISION: "tf32x3" (default) gets near-fp32 products from three TF32
+tensor-core products of split operands (the two remainders are never multiplied together); "ieee"
+is the exact CUDA-core path, kept as a choice and forced for non-fp32 inputs and on ROCm, which has
+no tf32x3.
 """
 
 import torch
@@ -36,11 +41,12 @@ BLOCK_N = 64
 BLOCK_K = 64
 SPLIT_K = 4
 NUM_WARPS = 4
+PRECISION = 'tf32x3'
 
 
 @triton.jit
 def _linear_split_k(x_ptr, w_ptr, ws_ptr, M, N, K, k_per_split, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                    BLOCK_K: tl.constexpr):
+                    BLOCK_K: tl.constexpr, PRECISION: tl.constexpr):
     pid = tl.program_id(0)
     split = tl.program_id(1)
     tiles_n = tl.cdiv(N, BLOCK_N)
@@ -57,7 +63,7 @@ def _linear_split_k(x_ptr, w_ptr, ws_ptr, M, N, K, k_per_split, BLOCK_M: tl.cons
                     other=0.0)
         b = tl.load(w_ptr + rn[None, :].to(tl.int64) * K + ks[:, None], mask=kmask[:, None] & (rn[None, :] < N),
                     other=0.0)
-        acc = tl.dot(a, b, acc, input_precision="ieee")
+        acc = tl.dot(a, b, acc, input_precision=PRECISION)
     ws = ws_ptr + split.to(tl.int64) * M * N + rm[:, None].to(tl.int64) * N + rn[None, :]
     tl.store(ws, acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
@@ -89,8 +95,9 @@ class ModelNew(torch.nn.Module):
             k_per_split = triton.cdiv(triton.cdiv(k, SPLIT_K), BLOCK_K) * BLOCK_K
             ws = torch.empty((SPLIT_K, m, n), dtype=torch.float32, device=x.device)
             grid = (triton.cdiv(m, BLOCK_M) * triton.cdiv(n, BLOCK_N), SPLIT_K)
+            precision = PRECISION if x.dtype == torch.float32 and not torch.version.hip else "ieee"
             _linear_split_k[grid](x, self.weight.contiguous(), ws, m, n, k, k_per_split, BLOCK_M=BLOCK_M,
-                                  BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, num_warps=NUM_WARPS)
+                                  BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, PRECISION=precision, num_warps=NUM_WARPS)
             _reduce_bias_gelu[(triton.cdiv(m * n, 1024),)](ws, self.bias, y, m, n, SPLIT_K=SPLIT_K, BLOCK=1024,
                                                           num_warps=4)
         return y

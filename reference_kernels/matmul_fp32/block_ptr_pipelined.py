@@ -2,7 +2,7 @@
 ---
 op: matmul_fp32
 strategy: block-pointer-pipelined
-techniques: [block-pointers, boundary-check, software-pipelining, tiling, grouped-program-order, fp32-accumulate, ieee-fp32-dot]
+techniques: [block-pointers, boundary-check, software-pipelining, tiling, grouped-program-order, fp32-accumulate, tf32x3-dot, ieee-fp32-dot]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
@@ -13,6 +13,7 @@ params:
   GROUP_M: {values: [1, 4, 8], default: 8}
   NUM_WARPS: {values: [2, 4, 8], default: 4}
   NUM_STAGES: {values: [2, 3, 4, 5], default: 4}
+  PRECISION: {values: ["tf32x3", "ieee"], default: "tf32x3"}
 requires: []
 sources:
   - https://triton-lang.org/main/python-api/generated/triton.language.make_block_ptr.html
@@ -25,6 +26,10 @@ rectangular box of a strided tensor, which is what its software pipeliner (NUM_S
 flight) and, on Hopper, its TMA lowering look for. In Triton 3.7 make_block_ptr is deprecated in
 favour of tensor descriptors (see the TMA kernels of matmul_bf16) but still widely used; the
 performance equals the pointer version where both pipeline.
+PRECISION sets the dot's input precision for fp32 operands. "tf32x3" (the default) puts the dot on
+tensor cores: each operand is split into a TF32 head and a TF32 remainder, and three products
+(head x head, head x rest, rest x head) give close to fp32 accuracy. "ieee" stays in the space as
+the exact CUDA-core FMA path; non-fp32 inputs and ROCm (no tf32x3 in its Triton) always use it.
 """
 
 import torch
@@ -37,11 +42,12 @@ BLOCK_K = 32
 GROUP_M = 8
 NUM_WARPS = 4
 NUM_STAGES = 4
+PRECISION = 'tf32x3'
 
 
 @triton.jit
 def _matmul_block_ptr(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                      BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+                      BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr, PRECISION: tl.constexpr):
     pid = tl.program_id(0)
     tiles_m = tl.cdiv(M, BLOCK_M)
     tiles_n = tl.cdiv(N, BLOCK_N)
@@ -58,7 +64,7 @@ def _matmul_block_ptr(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK
     for _ in range(0, K, BLOCK_K):
         a = tl.load(a_blk, boundary_check=(0, 1), padding_option="zero")
         b = tl.load(b_blk, boundary_check=(0, 1), padding_option="zero")
-        acc = tl.dot(a, b, acc, input_precision="ieee")
+        acc = tl.dot(a, b, acc, input_precision=PRECISION)
         a_blk = tl.advance(a_blk, (0, BLOCK_K))
         b_blk = tl.advance(b_blk, (BLOCK_K, 0))
     c_blk = tl.make_block_ptr(c_ptr, shape=(M, N), strides=(N, 1), offsets=(pid_m * BLOCK_M, pid_n * BLOCK_N),
@@ -75,6 +81,7 @@ class ModelNew(torch.nn.Module):
         c = torch.empty((m, n), dtype=a.dtype, device=a.device)
         if m > 0 and n > 0:
             grid = (triton.cdiv(m, BLOCK_M) * triton.cdiv(n, BLOCK_N),)
+            precision = PRECISION if a.dtype == torch.float32 and not torch.version.hip else "ieee"
             _matmul_block_ptr[grid](a, b, c, m, n, k, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K,
-                                    GROUP_M=GROUP_M, num_warps=NUM_WARPS, num_stages=NUM_STAGES)
+                                    GROUP_M=GROUP_M, PRECISION=precision, num_warps=NUM_WARPS, num_stages=NUM_STAGES)
         return c

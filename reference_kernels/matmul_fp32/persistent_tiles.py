@@ -2,7 +2,7 @@
 ---
 op: matmul_fp32
 strategy: persistent-tile-loop
-techniques: [persistent-kernel, tiling, grouped-program-order, l2-reuse, fp32-accumulate, ieee-fp32-dot, masked-tail]
+techniques: [persistent-kernel, tiling, grouped-program-order, l2-reuse, fp32-accumulate, tf32x3-dot, ieee-fp32-dot, masked-tail]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
@@ -13,6 +13,7 @@ params:
   GROUP_M: {values: [1, 4, 8], default: 8}
   PROGRAMS_PER_SM: {values: [1, 2, 4], default: 2}
   NUM_WARPS: {values: [2, 4, 8], default: 4}
+  PRECISION: {values: ["tf32x3", "ieee"], default: "tf32x3"}
 requires: []
 sources:
   - https://triton-lang.org/main/getting-started/tutorials/09-persistent-matmul.html
@@ -23,6 +24,10 @@ and block-scheduling cost is paid once per program instead of once per tile, the
 last partial wave shrinks, and the epilogue of one tile can overlap the loads of the next. It
 matters most for many small tiles and on Hopper, where persistent kernels are the basis of TMA
 and warp-specialized pipelines; on a small grid it is the same as the plain tiled kernel.
+The dot runs at PRECISION: "tf32x3" (default) trades the CUDA-core FMA loop for three TF32
+tensor-core products per step (operands split into a TF32 part and a TF32 remainder, the
+remainder x remainder product dropped), close to fp32 accuracy; "ieee" remains as the exact path,
+and is what non-fp32 inputs and ROCm (no tf32x3 there) get.
 """
 
 import torch
@@ -35,11 +40,12 @@ BLOCK_K = 32
 GROUP_M = 8
 PROGRAMS_PER_SM = 2
 NUM_WARPS = 4
+PRECISION = 'tf32x3'
 
 
 @triton.jit
 def _matmul_persistent(a_ptr, b_ptr, c_ptr, M, N, K, n_programs, BLOCK_M: tl.constexpr,
-                       BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+                       BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr, PRECISION: tl.constexpr):
     tiles_m = tl.cdiv(M, BLOCK_M)
     tiles_n = tl.cdiv(N, BLOCK_N)
     n_tiles = tiles_m * tiles_n
@@ -59,7 +65,7 @@ def _matmul_persistent(a_ptr, b_ptr, c_ptr, M, N, K, n_programs, BLOCK_M: tl.con
                         mask=(rm[:, None] < M) & (ks[None, :] < K), other=0.0)
             b = tl.load(b_ptr + ks[:, None].to(tl.int64) * N + rn[None, :],
                         mask=(ks[:, None] < K) & (rn[None, :] < N), other=0.0)
-            acc = tl.dot(a, b, acc, input_precision="ieee")
+            acc = tl.dot(a, b, acc, input_precision=PRECISION)
         c = c_ptr + rm[:, None].to(tl.int64) * N + rn[None, :]
         tl.store(c, acc.to(c_ptr.dtype.element_ty), mask=(rm[:, None] < M) & (rn[None, :] < N))
 
@@ -75,6 +81,8 @@ class ModelNew(torch.nn.Module):
             sms = torch.cuda.get_device_properties(a.device).multi_processor_count if a.is_cuda else 2
             n_tiles = triton.cdiv(m, BLOCK_M) * triton.cdiv(n, BLOCK_N)
             n_programs = min(n_tiles, sms * PROGRAMS_PER_SM)
+            precision = PRECISION if a.dtype == torch.float32 and not torch.version.hip else "ieee"
             _matmul_persistent[(n_programs,)](a, b, c, m, n, k, n_programs, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N,
-                                              BLOCK_K=BLOCK_K, GROUP_M=GROUP_M, num_warps=NUM_WARPS)
+                                              BLOCK_K=BLOCK_K, GROUP_M=GROUP_M, PRECISION=precision,
+                                              num_warps=NUM_WARPS)
         return c

@@ -2,7 +2,7 @@
 ---
 op: matmul_fp32
 strategy: split-k-workspace-reduce
-techniques: [split-k, tiling, two-kernel, deterministic, fp32-accumulate, ieee-fp32-dot, masked-tail]
+techniques: [split-k, tiling, two-kernel, deterministic, fp32-accumulate, tf32x3-dot, ieee-fp32-dot, masked-tail]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
@@ -12,6 +12,7 @@ params:
   BLOCK_K: {values: [16, 32, 64], default: 32}
   SPLIT_K: {values: [1, 2, 4, 8, 16], default: 4}
   NUM_WARPS: {values: [2, 4, 8], default: 4}
+  PRECISION: {values: ["tf32x3", "ieee"], default: "tf32x3"}
 requires: []
 sources:
   - https://github.com/NVIDIA/cutlass/blob/main/media/docs/cpp/efficient_gemm.md
@@ -23,6 +24,9 @@ tiles x SPLIT_K, each program accumulates its slice's partial tile in fp32 and w
 fixed-order reduce keeps the result deterministic (atomics into c would save the workspace and the
 second launch, but fp32 atomics land in a run-dependent order). The workspace costs
 SPLIT_K x m x n x 4 bytes of extra traffic, so split-K pays only when k is much larger than m and n.
+Each slice's dot runs at PRECISION: "tf32x3" (default) uses the tensor cores through three TF32
+products of split operands and stays within a few fp32 ulps per product; "ieee" is the exact FMA
+path, kept in the space and used for non-fp32 inputs and on ROCm (its Triton lacks tf32x3).
 """
 
 import torch
@@ -34,11 +38,12 @@ BLOCK_N = 64
 BLOCK_K = 32
 SPLIT_K = 4
 NUM_WARPS = 4
+PRECISION = 'tf32x3'
 
 
 @triton.jit
 def _matmul_split_k(a_ptr, b_ptr, ws_ptr, M, N, K, k_per_split, BLOCK_M: tl.constexpr,
-                    BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+                    BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, PRECISION: tl.constexpr):
     pid = tl.program_id(0)
     split = tl.program_id(1)
     tiles_n = tl.cdiv(N, BLOCK_N)
@@ -57,7 +62,7 @@ def _matmul_split_k(a_ptr, b_ptr, ws_ptr, M, N, K, k_per_split, BLOCK_M: tl.cons
                     mask=(rm[:, None] < M) & kmask[None, :], other=0.0)
         b = tl.load(b_ptr + ks[:, None].to(tl.int64) * N + rn[None, :],
                     mask=kmask[:, None] & (rn[None, :] < N), other=0.0)
-        acc = tl.dot(a, b, acc, input_precision="ieee")
+        acc = tl.dot(a, b, acc, input_precision=PRECISION)
     ws = ws_ptr + split.to(tl.int64) * M * N + rm[:, None].to(tl.int64) * N + rn[None, :]
     tl.store(ws, acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
@@ -83,7 +88,8 @@ class ModelNew(torch.nn.Module):
             k_per_split = triton.cdiv(triton.cdiv(k, SPLIT_K), BLOCK_K) * BLOCK_K
             ws = torch.empty((SPLIT_K, m, n), dtype=torch.float32, device=a.device)
             grid = (triton.cdiv(m, BLOCK_M) * triton.cdiv(n, BLOCK_N), SPLIT_K)
+            precision = PRECISION if a.dtype == torch.float32 and not torch.version.hip else "ieee"
             _matmul_split_k[grid](a, b, ws, m, n, k, k_per_split, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N,
-                                  BLOCK_K=BLOCK_K, num_warps=NUM_WARPS)
+                                  BLOCK_K=BLOCK_K, PRECISION=precision, num_warps=NUM_WARPS)
             _reduce_splits[(triton.cdiv(m * n, 1024),)](ws, c, m * n, SPLIT_K=SPLIT_K, BLOCK=1024, num_warps=4)
         return c

@@ -2,7 +2,7 @@
 ---
 op: matmul_fp32
 strategy: stream-k-atomic-fixup
-techniques: [stream-k, persistent-kernel, work-balancing, atomic-add, zero-init, tiling, fp32-accumulate, ieee-fp32-dot, masked-tail]
+techniques: [stream-k, persistent-kernel, work-balancing, atomic-add, zero-init, tiling, fp32-accumulate, tf32x3-dot, ieee-fp32-dot, masked-tail]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
@@ -12,6 +12,7 @@ params:
   BLOCK_K: {values: [16, 32, 64], default: 32}
   PROGRAMS_PER_SM: {values: [1, 2], default: 1}
   NUM_WARPS: {values: [2, 4, 8], default: 4}
+  PRECISION: {values: ["tf32x3", "ieee"], default: "tf32x3"}
 requires: []
 sources:
   - https://arxiv.org/abs/2301.03598
@@ -26,6 +27,10 @@ and added into c (zeroed first) with fp32 atomics. Every SM gets the same work w
 count, so there is no partly empty last wave: it helps exactly where data-parallel tiling loses,
 e.g. 1000 x 1000 with 128 x 128 tiles is 64 tiles on 132 SMs. The shared tiles are not bitwise
 deterministic (atomic order); CUTLASS's version fixes them up through a workspace in a fixed order.
+PRECISION is the dot's input precision: "tf32x3" (default) computes each fp32 product on the tensor
+cores from a TF32 head and remainder of each operand (three products, the remainder x remainder one
+left out), which is close to fp32; "ieee" is the exact CUDA-core path, still tunable and used for
+non-fp32 inputs and on ROCm, where Triton has no tf32x3.
 """
 
 import torch
@@ -37,11 +42,12 @@ BLOCK_N = 64
 BLOCK_K = 32
 PROGRAMS_PER_SM = 1
 NUM_WARPS = 4
+PRECISION = 'tf32x3'
 
 
 @triton.jit
 def _matmul_stream_k(a_ptr, b_ptr, c_ptr, M, N, K, iters_per_tile, iters_per_program, total_iters,
-                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, PRECISION: tl.constexpr):
     tiles_n = tl.cdiv(N, BLOCK_N)
     rk = tl.arange(0, BLOCK_K)
     it = tl.program_id(0) * iters_per_program
@@ -59,7 +65,7 @@ def _matmul_stream_k(a_ptr, b_ptr, c_ptr, M, N, K, iters_per_tile, iters_per_pro
                         mask=(rm[:, None] < M) & (ks[None, :] < K), other=0.0)
             b = tl.load(b_ptr + ks[:, None].to(tl.int64) * N + rn[None, :],
                         mask=(ks[:, None] < K) & (rn[None, :] < N), other=0.0)
-            acc = tl.dot(a, b, acc, input_precision="ieee")
+            acc = tl.dot(a, b, acc, input_precision=PRECISION)
         c = c_ptr + rm[:, None].to(tl.int64) * N + rn[None, :]
         mask = (rm[:, None] < M) & (rn[None, :] < N)
         if (k_first == 0) & (seg_end == (tile + 1) * iters_per_tile):
@@ -83,6 +89,8 @@ class ModelNew(torch.nn.Module):
             n_programs = min(total_iters, sms * PROGRAMS_PER_SM)
             iters_per_program = triton.cdiv(total_iters, n_programs)
             n_programs = triton.cdiv(total_iters, iters_per_program)
+            precision = PRECISION if a.dtype == torch.float32 and not torch.version.hip else "ieee"
             _matmul_stream_k[(n_programs,)](a, b, c, m, n, k, iters_per_tile, iters_per_program, total_iters,
-                                            BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, num_warps=NUM_WARPS)
+                                            BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, PRECISION=precision,
+                                            num_warps=NUM_WARPS)
         return c

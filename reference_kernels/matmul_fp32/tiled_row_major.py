@@ -2,7 +2,7 @@
 ---
 op: matmul_fp32
 strategy: output-tiled-row-major-order
-techniques: [tiling, fp32-accumulate, ieee-fp32-dot, masked-tail, k-loop]
+techniques: [tiling, fp32-accumulate, tf32x3-dot, ieee-fp32-dot, masked-tail, k-loop]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
@@ -12,17 +12,21 @@ params:
   BLOCK_K: {values: [16, 32, 64], default: 32}
   NUM_WARPS: {values: [2, 4, 8], default: 4}
   NUM_STAGES: {values: [1, 2, 3, 4], default: 3}
+  PRECISION: {values: ["tf32x3", "ieee"], default: "tf32x3"}
 requires: []
 sources:
   - https://triton-lang.org/main/getting-started/tutorials/03-matrix-multiplication.html
 ---
 The plain output-tiled GEMM: program (pid_m, pid_n) in row-major launch order owns one
 BLOCK_M x BLOCK_N tile of c, walks k in BLOCK_K steps loading an a-tile and a b-tile and
-accumulates tl.dot into fp32 registers. input_precision="ieee" keeps true fp32 products (the
-default "tf32" would round inputs to 10 mantissa bits and miss the fp32 tolerance). Row-major
-program order means consecutive programs share the same a row-panel but each needs a different
-b column-panel, so for large n the b panels fall out of L2 before the next row of tiles reuses them;
-the grouped-order kernel fixes exactly that. Good enough for small and skinny problems.
+accumulates tl.dot into fp32 registers at input precision PRECISION. "tf32x3" (default) runs the
+dot on tensor cores as three TF32 products of each operand's TF32 head and remainder, close to fp32
+accuracy; "ieee" keeps the exact CUDA-core FMA products and is used for non-fp32 inputs and on ROCm
+(no tf32x3 there). Plain "tf32" would round inputs to 10 mantissa bits and miss the fp32 tolerance,
+so it is not in the space. Row-major program order means consecutive programs share the same a
+row-panel but each needs a different b column-panel, so for large n the b panels fall out of L2
+before the next row of tiles reuses them; the grouped-order kernel fixes exactly that. Good enough
+for small and skinny problems.
 """
 
 import torch
@@ -34,11 +38,12 @@ BLOCK_N = 64
 BLOCK_K = 32
 NUM_WARPS = 4
 NUM_STAGES = 3
+PRECISION = 'tf32x3'
 
 
 @triton.jit
 def _matmul_row_major(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                      BLOCK_K: tl.constexpr):
+                      BLOCK_K: tl.constexpr, PRECISION: tl.constexpr):
     pid = tl.program_id(0)
     tiles_n = tl.cdiv(N, BLOCK_N)
     pid_m = pid // tiles_n
@@ -53,7 +58,7 @@ def _matmul_row_major(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK
         kmask = (k0 + rk) < K
         a = tl.load(a_tile, mask=(rm[:, None] < M) & kmask[None, :], other=0.0)
         b = tl.load(b_tile, mask=kmask[:, None] & (rn[None, :] < N), other=0.0)
-        acc = tl.dot(a, b, acc, input_precision="ieee")
+        acc = tl.dot(a, b, acc, input_precision=PRECISION)
         a_tile += BLOCK_K
         b_tile += BLOCK_K * N
     c = c_ptr + rm[:, None].to(tl.int64) * N + rn[None, :]
@@ -69,6 +74,7 @@ class ModelNew(torch.nn.Module):
         c = torch.empty((m, n), dtype=a.dtype, device=a.device)
         if m > 0 and n > 0:
             grid = (triton.cdiv(m, BLOCK_M) * triton.cdiv(n, BLOCK_N),)
+            precision = PRECISION if a.dtype == torch.float32 and not torch.version.hip else "ieee"
             _matmul_row_major[grid](a, b, c, m, n, k, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K,
-                                    num_warps=NUM_WARPS, num_stages=NUM_STAGES)
+                                    PRECISION=precision, num_warps=NUM_WARPS, num_stages=NUM_STAGES)
         return c

@@ -2,7 +2,7 @@
 ---
 op: matmul_int4_grouped
 strategy: tiles-dequant-weights-in-registers
-techniques: [tiling, grouped-tile-order, weight-only-quantization, int4-unpack, nibble-shift-mask, group-scales, in-register-dequant, ieee-fp32-dot, masked-tail]
+techniques: [tiling, grouped-tile-order, weight-only-quantization, int4-unpack, nibble-shift-mask, group-scales, in-register-dequant, tf32x3-dot, ieee-fp32-dot, masked-tail]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
@@ -12,6 +12,7 @@ params:
   BLOCK_K: {values: [16, 32, 64], default: 32}
   GROUP_M: {values: [1, 4, 8], default: 8}
   NUM_WARPS: {values: [2, 4, 8], default: 4}
+  PRECISION: {values: ["tf32x3", "ieee"], default: "tf32x3"}
 requires: []
 sources:
   - https://arxiv.org/abs/2306.00978
@@ -25,6 +26,10 @@ each weight before the dot works for any group size and any BLOCK_K, and keeps t
 plain GEMM; the cost is a multiply and a scale load per weight element per m tile, which is hidden
 at decode sizes (memory-bound on a quarter of the int8 bytes) and visible at prefill sizes. The
 per-group kernel moves that multiply to the accumulator.
+The dot runs at PRECISION: "tf32x3" (default) uses three TF32 tensor-core products of split
+operands, close to fp32 accuracy; both operands need the split here, since the scaled weights are
+general fp32 values. "ieee" remains as the exact CUDA-core path, and ROCm (no tf32x3 in its
+Triton) always uses it.
 """
 
 import torch
@@ -36,11 +41,12 @@ BLOCK_N = 64
 BLOCK_K = 32
 GROUP_M = 8
 NUM_WARPS = 4
+PRECISION = 'tf32x3'
 
 
 @triton.jit
 def _w4_matmul(a_ptr, q_ptr, s_ptr, c_ptr, M, N, K, group_size, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-               BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+               BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr, PRECISION: tl.constexpr):
     pid = tl.program_id(0)
     tiles_m = tl.cdiv(M, BLOCK_M)
     tiles_n = tl.cdiv(N, BLOCK_N)
@@ -64,7 +70,7 @@ def _w4_matmul(a_ptr, q_ptr, s_ptr, c_ptr, M, N, K, group_size, BLOCK_M: tl.cons
         code = (byte.to(tl.int32) >> ((ks % 2) * 4)[:, None]) & 0xF
         sc = tl.load(s_ptr + rn[None, :].to(tl.int64) * n_groups + (ks // group_size)[:, None], mask=bmask, other=0.0)
         w = (code - 8).to(tl.float32) * sc
-        acc = tl.dot(a, w, acc, input_precision="ieee")
+        acc = tl.dot(a, w, acc, input_precision=PRECISION)
     tl.store(c_ptr + rm[:, None].to(tl.int64) * N + rn[None, :], acc.to(c_ptr.dtype.element_ty),
              mask=(rm[:, None] < M) & (rn[None, :] < N))
 
@@ -83,6 +89,7 @@ class ModelNew(torch.nn.Module):
         c = torch.empty((m, n), dtype=a.dtype, device=a.device)
         if m > 0 and n > 0:
             grid = (triton.cdiv(m, BLOCK_M) * triton.cdiv(n, BLOCK_N),)
+            precision = "ieee" if torch.version.hip else PRECISION
             _w4_matmul[grid](a, wq, scale, c, m, n, k, self.group_size, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N,
-                             BLOCK_K=BLOCK_K, GROUP_M=GROUP_M, num_warps=NUM_WARPS)
+                             BLOCK_K=BLOCK_K, GROUP_M=GROUP_M, PRECISION=precision, num_warps=NUM_WARPS)
         return c

@@ -2,7 +2,7 @@
 ---
 op: matmul_int4_grouped
 strategy: integer-codes-dot-scale-per-group
-techniques: [tiling, weight-only-quantization, int4-unpack, nibble-shift-mask, group-scales, per-group-accumulator-scaling, ieee-fp32-dot, masked-tail]
+techniques: [tiling, weight-only-quantization, int4-unpack, nibble-shift-mask, group-scales, per-group-accumulator-scaling, tf32x3-dot, ieee-fp32-dot, masked-tail]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
@@ -11,6 +11,7 @@ params:
   BLOCK_N: {values: [16, 32, 64, 128], default: 64}
   BLOCK_K: {values: [16, 32, 64], default: 32}
   NUM_WARPS: {values: [2, 4, 8], default: 4}
+  PRECISION: {values: ["tf32x3", "ieee"], default: "tf32x3"}
 requires: []
 sources:
   - https://arxiv.org/abs/2306.00978
@@ -25,6 +26,10 @@ floating-point work besides the int-to-float convert, which is what makes intege
 paths (int8 x int8 with per-group rescale) possible. BLOCK_K must divide the group size (both
 are powers of two here; the host clamps BLOCK_K to the group); the extra accumulator costs
 registers, so BLOCK_M x BLOCK_N tiles are a little smaller than in the plain kernel.
+The dot runs at PRECISION: "tf32x3" (default) puts it on tensor cores as three TF32 products of
+split operands. The codes -8..7 are exact in TF32, so their remainder is zero and the only extra
+error is the rounding of a's remainder, about 2^-22 of each product; "ieee" stays as the exact
+CUDA-core path, and ROCm (no tf32x3 in its Triton) always uses it.
 """
 
 import torch
@@ -35,11 +40,12 @@ BLOCK_M = 64
 BLOCK_N = 64
 BLOCK_K = 32
 NUM_WARPS = 4
+PRECISION = 'tf32x3'
 
 
 @triton.jit
 def _w4_group_partials(a_ptr, q_ptr, s_ptr, c_ptr, M, N, K, group_size, BLOCK_M: tl.constexpr,
-                       BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+                       BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, PRECISION: tl.constexpr):
     pid = tl.program_id(0)
     tiles_n = tl.cdiv(N, BLOCK_N)
     rm = (pid // tiles_n) * BLOCK_M + tl.arange(0, BLOCK_M)
@@ -57,7 +63,7 @@ def _w4_group_partials(a_ptr, q_ptr, s_ptr, c_ptr, M, N, K, group_size, BLOCK_M:
             byte = tl.load(q_ptr + rn[None, :].to(tl.int64) * (K // 2) + (ks // 2)[:, None], mask=n_mask[None, :],
                            other=0)
             code = ((byte.to(tl.int32) >> ((ks % 2) * 4)[:, None]) & 0xF) - 8
-            part = tl.dot(a.to(tl.float32), code.to(tl.float32), part, input_precision="ieee")
+            part = tl.dot(a.to(tl.float32), code.to(tl.float32), part, input_precision=PRECISION)
         sc = tl.load(s_ptr + rn.to(tl.int64) * n_groups + g, mask=n_mask, other=0.0).to(tl.float32)
         acc += part * sc[None, :]
     tl.store(c_ptr + rm[:, None].to(tl.int64) * N + rn[None, :], acc.to(c_ptr.dtype.element_ty),
@@ -78,6 +84,7 @@ class ModelNew(torch.nn.Module):
         c = torch.empty((m, n), dtype=a.dtype, device=a.device)
         if m > 0 and n > 0:
             grid = (triton.cdiv(m, BLOCK_M) * triton.cdiv(n, BLOCK_N),)
+            precision = "ieee" if torch.version.hip else PRECISION
             _w4_group_partials[grid](a, wq, scale, c, m, n, k, self.group_size, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N,
-                                     BLOCK_K=min(BLOCK_K, self.group_size), num_warps=NUM_WARPS)
+                                     BLOCK_K=min(BLOCK_K, self.group_size), PRECISION=precision, num_warps=NUM_WARPS)
         return c
