@@ -830,7 +830,7 @@ def run_compare(job: jobs.CompareJob) -> dict[str, Any]:
                 b.append(_timing(cand.ask("bench", method=method, **common))["median_us"])
                 side = "incumbent"
                 a.append(_timing(inc.ask("bench", method=method, **common))["median_us"])
-                if settled(a, b, method or "cpu-interpreter"):
+                if settled(a, b):
                     break                             # clear either way: more rounds cannot change it
             for side, remote, times in (("incumbent", inc, a), ("candidate", cand, b)):
                 claim = {"median_us": sorted(times)[len(times) // 2], "method": method or "cpu-interpreter"}

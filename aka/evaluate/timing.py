@@ -7,6 +7,8 @@ candidate whose device work runs on a stream other than the one timed, before ti
 
 from __future__ import annotations
 
+import math
+
 import statistics
 import time
 from typing import Callable, Sequence
@@ -274,14 +276,22 @@ def decide(incumbent_us: Sequence[float], candidate_us: Sequence[float], method:
 SETTLE_ROUNDS = 3
 """An interleaved comparison may stop after this many ABBA rounds ..."""
 SETTLE_MARGIN = 3.0
-"""... when the speedup is this many noise widths away from 1 (either way): more rounds could not
-change the verdict."""
+"""... when the speedup's logarithm is this many noise widths away from 0 (faster or slower alike):
+more rounds could not change the verdict."""
 
 
-def settled(incumbent_us: Sequence[float], candidate_us: Sequence[float], method: str) -> bool:
-    """Whether the rounds so far already decide the comparison beyond doubt."""
-    if len(incumbent_us) < 2 * SETTLE_ROUNDS:
+def settled(incumbent_us: Sequence[float], candidate_us: Sequence[float], min_gain: float = 0.01) -> bool:
+    """Whether the rounds so far already decide the comparison beyond doubt: the median per-round
+    log speedup is SETTLE_MARGIN noise widths from 0, the noise (as in `decide`, but relative
+    throughout) being the larger of the within-side spread, half the range of the per-round log
+    speedups, and `min_gain`."""
+    if len(incumbent_us) < 2 * SETTLE_ROUNDS or len(incumbent_us) != len(candidate_us) or len(incumbent_us) % 2:
         return False
-    c = decide(incumbent_us, candidate_us, method)
-    return abs(c.speedup - 1.0) > SETTLE_MARGIN * c.noise
-
+    logs, spreads = [], []
+    for k in range(len(incumbent_us) // 2):
+        a1, a2 = incumbent_us[2 * k], incumbent_us[2 * k + 1]
+        b1, b2 = candidate_us[2 * k], candidate_us[2 * k + 1]
+        logs.append(math.log((a1 + a2) / (b1 + b2)))
+        spreads.append(max(abs(a1 - a2) / ((a1 + a2) / 2), abs(b1 - b2) / ((b1 + b2) / 2)))
+    noise = max(statistics.median(spreads), (max(logs) - min(logs)) / 2, min_gain)
+    return abs(statistics.median(logs)) > SETTLE_MARGIN * noise

@@ -113,7 +113,9 @@ def test_interleaved_comparison_runs_abba_rounds(evaluator, fixture_op):
 
 
 def test_a_clear_comparison_stops_after_the_rounds_that_settle_it(evaluator, fixture_op, tmp_path):
-    """Thirty launches per call against one: settled after SETTLE_ROUNDS, not the five asked for."""
+    """An incumbent that launches its kernel thirty times per call against one launch: settled after
+    SETTLE_ROUNDS of the five asked for (a thirtyfold gap outlasts the interpreter's noise on a
+    loaded machine)."""
     from aka.evaluate.timing import SETTLE_ROUNDS
 
     slow = tmp_path / "slow.py"
@@ -121,10 +123,9 @@ def test_a_clear_comparison_stops_after_the_rounds_that_settle_it(evaluator, fix
                     + "\n\nclass ModelNew(ModelNew):\n    def forward(self, x):\n"
                       "        for _ in range(29):\n            super().forward(x)\n"
                       "        return super().forward(x)\n")
-    decision = evaluator.compare(fixture_op, CANDIDATES / "honest_rmsnorm.py", slow, rounds=5)
-    assert decision.failure is None and not decision.promote and decision.speedup < 1
-    rounds = [c.rounds for c in decision.comparisons]
-    assert all(SETTLE_ROUNDS <= r <= 5 for r in rounds) and SETTLE_ROUNDS in rounds, rounds   # a load spike may cost one shape its early stop
+    decision = evaluator.compare(fixture_op, slow, CANDIDATES / "honest_rmsnorm.py", rounds=5)
+    assert decision.failure is None and decision.promote and decision.speedup > 5
+    assert [c.rounds for c in decision.comparisons] == [SETTLE_ROUNDS] * len(decision.comparisons)
 
 
 def test_a_candidate_that_raises_while_timed_is_a_failed_decision(evaluator, fixture_op, tmp_path):

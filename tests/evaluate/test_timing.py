@@ -34,12 +34,13 @@ def test_decide_rejects_a_slower_candidate_and_bad_input():
 def test_a_comparison_settles_early_only_when_clear_either_way():
     clear_win, clear_loss = [100.0, 101.0] * SETTLE_ROUNDS, [150.0, 151.0] * SETTLE_ROUNDS
     cand = [80.0, 80.5] * SETTLE_ROUNDS
-    assert settled(clear_win, cand, "events") and settled(cand, clear_loss, "events")
-    assert not settled(clear_win[:-2], cand[:-2], "events")                  # too few rounds to know
+    assert settled(clear_win, cand) and settled(cand, clear_loss)
+    assert not settled(clear_win[:-2], cand[:-2])                  # too few rounds to know
     close = [100.0, 101.0] * SETTLE_ROUNDS
-    assert not settled(close, [97.0, 98.5] * SETTLE_ROUNDS, "events")          # 3 % gain, 1 % noise: go on
+    assert not settled(close, [97.0, 98.5] * SETTLE_ROUNDS)          # 3 % gain, 1 % noise: go on
     noisy = [100.0, 130.0, 95.0, 140.0, 100.0, 135.0]
-    assert not settled(noisy, [80.0, 81.0] * SETTLE_ROUNDS, "events")          # 25 % gain in 20 % noise
+    assert not settled(noisy, [80.0, 81.0] * SETTLE_ROUNDS)          # 25 % gain in 20 % noise
+    assert settled([3000.0, 3100.0, 2500.0, 2600.0, 3200.0, 3300.0], [100.0] * 6)   # 25-33x: the spread is relative
 
 
 def test_bench_cpu_labels_interpreter_time():
