@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import select
 import shutil
 import subprocess
@@ -20,22 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from aka.errors import WorkerError
+from aka.sandbox.env import scrubbed_env
 from aka.spec import jobs
 
-KEEP_PREFIXES = ("CUDA_", "NCCL_", "TORCH_", "NVSHMEM_", "TRITON_", "LC_", "OMP_", "MKL_",
-                 "OPENBLAS_", "NVIDIA_", "HIP_", "ROCM_", "HSA_", "AKA_")
-KEEP_NAMES = {"PATH", "LD_LIBRARY_PATH", "HOME", "LANG", "TMPDIR", "PYTHONPATH", "CC", "CXX",
-              "VIRTUAL_ENV", "TERM", "USER", "LOGNAME", "SHELL", "PYTHONUNBUFFERED"}
-SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION", re.IGNORECASE)
 STARTUP_TIMEOUT_S = 180.0
-
-
-def scrubbed_env(environ: dict[str, str]) -> dict[str, str]:
-    """What the GPU stack needs, and nothing that looks like a credential."""
-    return {
-        k: v for k, v in environ.items()
-        if (k in KEEP_NAMES or k.startswith(KEEP_PREFIXES)) and not SECRET.search(k)
-    }
 
 
 def worker_env(environ: dict[str, str]) -> dict[str, str]:

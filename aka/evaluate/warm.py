@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from aka.evaluate import kernel_cache
+from aka.evaluate.pool import worker_env
 
 MAX_PROCESSES = 12
 SPARE_CORES = 4
@@ -91,7 +92,7 @@ class KernelWarmer:
             job = self.folder / f"job-{self.batches}-{i}.json"
             job.write_text(json.dumps({"spec": spec, "dtype": dtype, "shapes": shapes, "cache": str(own),
                                        "shipped": str(self.shipped), "files": [p for _, p in part]}))
-            env = {**os.environ, "TRITON_CACHE_DIR": str(own)}
+            env = {**worker_env(dict(os.environ)), "TRITON_CACHE_DIR": str(own)}   # as a candidate's: same cache keys, no keys
             env.pop("TRITON_INTERPRET", None)
             self.running.append(self.spawn([sys.executable, "-m", "aka.evaluate.warm", str(job)], env))
 
