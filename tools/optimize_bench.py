@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -68,17 +69,23 @@ def time_breakdown(session: Path) -> dict:
             counts[kind] = counts.get(kind, 0) + 1
         last = ts
     phases: dict[str, float] = {}
-    evaluations = 0
+    evaluations, compiled = 0, []
     for ev_file in sorted(session.glob("candidates/*/eval.json")):
         try:
-            got = json.loads(ev_file.read_text()).get("phases_s") or {}
+            doc = json.loads(ev_file.read_text())
         except (OSError, ValueError):
             continue
         evaluations += 1
-        for k, v in got.items():
+        for k, v in (doc.get("phases_s") or {}).items():
             phases[k] = phases.get(k, 0.0) + float(v)
+        compiled += [int(m.group(1)) for n in doc.get("notes") or [] if (m := COMPILED.search(str(n)))]
     return {"steps_s": {k: round(v, 2) for k, v in steps.items()}, "step_counts": counts,
-            "evaluations": evaluations, "phases_s": {k: round(v, 2) for k, v in phases.items()}}
+            "evaluations": evaluations, "phases_s": {k: round(v, 2) for k, v in phases.items()},
+            "kernels_compiled": compiled}
+
+
+COMPILED = re.compile(r"kernels compiled by the candidate's process: (\d+)")
+"""The judge's note (GPU only) on how many kernels a candidate's process compiled itself."""
 
 
 def rows(doc: dict) -> list[list[str]]:
@@ -142,6 +149,11 @@ def breakdown_table(docs: list[dict]) -> list[str]:
         ph = tb.get("phases_s", {})
         lines.append(f"| {d['op']} | {tb.get('evaluations', 0)} | " + " | ".join(f"{ph.get(p, 0) / k:.2f}" for p in PHASES)
                      + f" | {ph.get('judge-total', 0) / k:.2f} |")
+    made = [(d["op"], d["time_breakdown"].get("kernels_compiled") or []) for d in docs]
+    if any(c for _, c in made):
+        lines += ["", "Kernels each evaluation's candidate process compiled itself (the rest came from its cache; "
+                  "compiled ahead or by an earlier shipped candidate):", ""]
+        lines += [f"- {op}: {', '.join(map(str, c))}" for op, c in made if c]
     return lines
 
 

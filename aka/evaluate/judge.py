@@ -89,6 +89,12 @@ class Remote:
     seq: int = 0
     shipped: bool = False
     """Code aka ships: what its process compiled is published to the shipped-kernel cache."""
+    seeded: frozenset[str] = frozenset()
+    """The compiled kernels its cache folder held when the process started."""
+
+    def compiled(self) -> int:
+        """How many kernels its process compiled itself (not found in its seeded cache)."""
+        return len(kernel_cache.entries(self.workdir) - self.seeded)
     clock: dict[str, float] = field(default_factory=dict)
     """Seconds spent per phase: each command's round trip (the candidate's side, e.g. `call`,
     `call-first` which compiles its kernels) and the judge's own steps (`judge-...`)."""
@@ -238,9 +244,10 @@ def spawn(job: Any, source: jobs.CandidateSource, tag: str, deadline: float) -> 
     limits = Limits(cpu_s=cpu_s, address_space_bytes=None if gpu or not mem else mem, processes=256)
     expose = _operator_files(job.spec)
     sandbox = job.sandbox or {}
-    pid, chan = runner.start(workdir, limits, expose, strict=bool(sandbox.get("strict", False)),
-                             shipped=source.shipped)
-    return Remote(pid, chan, workdir, deadline, name=tag, display=source.name, shipped=source.shipped)
+    seeded = kernel_cache.seed(workdir, source.shipped)
+    pid, chan = runner.start(workdir, limits, expose, strict=bool(sandbox.get("strict", False)))
+    return Remote(pid, chan, workdir, deadline, name=tag, display=source.name, shipped=source.shipped,
+                  seeded=seeded)
 
 
 def _operator_files(spec: dict[str, Any]) -> list[str]:
@@ -314,6 +321,10 @@ def run_eval(job: jobs.EvalJob) -> dict[str, Any]:
             remote.close()
         remote.tally("judge-total", time.perf_counter() - t0)     # the rest, not disjoint: all of run_eval
         out["phases_s"] = {k: round(t, 4) for k, t in remote.clock.items()}
+        if job.device == "cuda":
+            out.setdefault("notes", []).append(
+                f"kernels compiled by the candidate's process: {remote.compiled()} (its cache started with "
+                f"{len(remote.seeded)} entries{', the shipped kernels included' if remote.shipped else ''})")
         if job.device == "cuda":
             warm_utilities()
 

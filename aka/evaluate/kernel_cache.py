@@ -30,9 +30,9 @@ def shipped_folder() -> str | None:
     return os.path.join(root, SHIPPED) if root else None
 
 
-def seed(workdir: str, shipped: bool) -> None:
-    """Fill a candidate's cache folder before its process starts. Copies: nothing its process
-    writes reaches another's."""
+def seed(workdir: str, shipped: bool) -> frozenset[str]:
+    """Fill a candidate's cache folder before its process starts; the entries it then holds.
+    Copies: nothing its process writes reaches another's."""
     sources = [os.environ.get("TRITON_CACHE_DIR", "")]
     if shipped:
         sources.append(shipped_folder() or "")
@@ -40,6 +40,13 @@ def seed(workdir: str, shipped: bool) -> None:
         if folder and os.path.isdir(folder):
             shutil.copytree(folder, own_folder(workdir), dirs_exist_ok=True, symlinks=False,
                             ignore=shutil.ignore_patterns("*.lock", "*.tmp*"))
+    return entries(workdir)
+
+
+def entries(workdir: str) -> frozenset[str]:
+    """The entries (compiled kernels) in a candidate's cache folder."""
+    mine = own_folder(workdir)
+    return frozenset(os.listdir(mine)) if os.path.isdir(mine) else frozenset()
 
 
 def publish(workdir: str) -> int:

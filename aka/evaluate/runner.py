@@ -33,11 +33,9 @@ from aka.sandbox import confine
 from aka.sandbox.limits import Limits
 
 
-def start(workdir: str, limits: Limits, expose: list[str], strict: bool,
-          shipped: bool = False) -> tuple[int, Channel]:
-    """Fork the confined candidate process; (its pid, the judge's end of the channel). SHIPPED:
-    the candidate is code aka ships, which starts from the session's shipped-kernel cache."""
-    kernel_cache.seed(workdir, shipped)
+def start(workdir: str, limits: Limits, expose: list[str], strict: bool) -> tuple[int, Channel]:
+    """Fork the confined candidate process (its kernel cache already seeded, `kernel_cache.seed`);
+    (its pid, the judge's end of the channel)."""
     ours, theirs = socket.socketpair()
     pid = confine.spawn(workdir, limits, expose=expose, mask=_masks(), keep_fds=(theirs.fileno(),),
                         strict=strict)

@@ -75,3 +75,17 @@ def test_only_a_shipped_candidates_compiles_are_published(evaluator, fixture_op,
         assert result.accepted and (shipped / "planted-key" / "__grp__planted.json").is_file()
     finally:
         shutil.rmtree(shipped / "planted-key", ignore_errors=True)    # the pool is shared by other tests
+
+
+def test_the_judge_counts_what_a_candidates_process_compiled_itself(tmp_path, monkeypatch):
+    from aka.evaluate.judge import Remote
+
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "judges"))
+    _entry(tmp_path / "judges", "timer")
+    work = tmp_path / "work"
+    seeded = kernel_cache.seed(str(work), shipped=False)
+    assert seeded == {"timer"}
+    remote = Remote(pid=0, chan=None, workdir=str(work), deadline=0.0, seeded=seeded)
+    assert remote.compiled() == 0
+    _entry(work / ".triton" / "cache", "mine")
+    assert remote.compiled() == 1

@@ -26,3 +26,18 @@ def test_the_journal_charges_each_step_its_time(tmp_path):
     table = "\n".join(bench.breakdown_table([{"op": "rmsnorm", "time_breakdown": tb}]))
     assert "| rmsnorm | 1.7 (1) | 95.7 (9) | 20.8 (9) | 10.8 (1) |" in table
     assert bench.time_breakdown(tmp_path / "missing") == {}
+
+
+def test_the_judges_note_on_compiled_kernels_is_tabulated(tmp_path):
+    import json
+
+    for v, n in (("v001", 3), ("v002", 0)):
+        (tmp_path / "candidates" / v).mkdir(parents=True)
+        note = f"kernels compiled by the candidate's process: {n} (its cache started with 9 entries)"
+        (tmp_path / "candidates" / v / "eval.json").write_text(json.dumps({"phases_s": {"call-first": 1.0},
+                                                                            "notes": ["other", note]}))
+    (tmp_path / "events.jsonl").write_text("")
+    bench = _bench()
+    tb = bench.time_breakdown(tmp_path)
+    assert tb["kernels_compiled"] == [3, 0] and tb["evaluations"] == 2
+    assert "- softmax: 3, 0" in bench.breakdown_table([{"op": "softmax", "time_breakdown": tb}])
