@@ -37,8 +37,8 @@ def test_map_elites_with_the_tuner_on_the_interpreter_then_replay_shows_the_grid
     assert "## Archive (map-elites)" in report and "### Island 0 (" in report and "### Island 1 (" in report
     assert report.count("| compute \\ memory | plain (m0) | vectorized (m1) | on-chip-tiled (m2) |") == 2
     assert f"{grid['cells']} cell(s) filled on 2 island(s) over 3 generation(s)" in report
-    first = filed[0]
-    assert f"`{first['version']}` {first['cell'].split('/', 1)[1]} p" in report   # version, kernel@region, score
+    filings = [f"`{f['version']}` {f['cell'].split('/', 1)[1]} p" for f in filed]   # version, kernel@region, score
+    assert any(row in report for row in filings), filings      # which filing is still an elite depends on interpreter times
     rows = report.split("### Filling per generation")[1].split("###")[0]
     assert [line.split(" | ")[0] for line in rows.strip().splitlines()[2:]] == ["| 0", "| 1", "| 2"]
     assert "- after generation 0: " in report and (session / "plots" / "archive.png").is_file()
