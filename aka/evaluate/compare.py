@@ -146,15 +146,16 @@ def _compare_flat(path: str, a: torch.Tensor, b: torch.Tensor, atol: float, rtol
     return Mismatch(True, "", max_abs, max_rel)
 
 
-def clone_structure(value: Any) -> Any:
-    """A copy of an output structure whose tensors own their memory."""
+def map_tensors(fn: Any, value: Any) -> Any:
+    """The output structure (tensor / tuple / list / dict, nested) with `fn` applied to each tensor;
+    tuples of any kind come back as plain tuples, other leaves unchanged."""
     if isinstance(value, torch.Tensor):
-        return value.detach().clone()
+        return fn(value)
     if isinstance(value, (tuple, list)):
-        items = [clone_structure(v) for v in value]
+        items = [map_tensors(fn, v) for v in value]
         return tuple(items) if isinstance(value, tuple) else items
     if isinstance(value, dict):
-        return {k: clone_structure(v) for k, v in value.items()}
+        return {k: map_tensors(fn, v) for k, v in value.items()}
     return value
 
 

@@ -44,7 +44,7 @@ def write(folder: str, name: str, value: Any) -> None:
         else:
             leaves.append({"path": path, "value": _scalar(v)})
     with open(os.path.join(folder, f"{name}.json.tmp"), "w") as f:
-        json.dump({"leaves": leaves, "kind": _kind(value)}, f)
+        json.dump({"leaves": leaves, "kind": skeleton(value)}, f)
     os.replace(os.path.join(folder, f"{name}.json.tmp"), os.path.join(folder, f"{name}.json"))
 
 
@@ -63,18 +63,13 @@ def _write_tensor(path: str, t: torch.Tensor) -> None:
 
 
 def skeleton(value: Any) -> Any:
-    """The container structure of an output (what `read` rebuilds), without its values."""
-    return _kind(value)
-
-
-def _kind(value: Any) -> Any:
-    """The container skeleton, so `read` rebuilds the same structure."""
+    """The container structure of an output, without its values (what `read` rebuilds)."""
     if isinstance(value, torch.Tensor):
         return "t"
     if isinstance(value, (tuple, list)):
-        return {"seq": "tuple" if isinstance(value, tuple) else "list", "items": [_kind(v) for v in value]}
+        return {"seq": "tuple" if isinstance(value, tuple) else "list", "items": [skeleton(v) for v in value]}
     if isinstance(value, dict):
-        return {"dict": [[str(k), _kind(value[k])] for k in sorted(value, key=str)]}
+        return {"dict": [[str(k), skeleton(value[k])] for k in sorted(value, key=str)]}
     return "v"
 
 

@@ -43,8 +43,8 @@ class Evaluator(Protocol):
         """Interleaved incumbent-candidate-candidate-incumbent timing, judged over shape weights."""
         ...
 
-    # Optional: `warm(spec, candidates) -> int` compiles upcoming candidates ahead (the harness,
-    # on a GPU); the loop calls it with a proposer's `upcoming(ctx)` where both exist.
+    # Optional: `warm(spec, upcoming) -> int` compiles upcoming candidates ahead (the harness, on a
+    # GPU); the loop passes a proposer's `upcoming(ctx)` as a callable where both exist.
 
 
 class HarnessEvaluator:
@@ -64,12 +64,14 @@ class HarnessEvaluator:
         turns it off."""
         self.warmer: KernelWarmer | None = None
 
-    def warm(self, spec: OpSpec, candidates: list[Candidate]) -> int:
-        """Start compiling these upcoming candidates in the background, the shipped ones only, on a
-        GPU only; how many were queued. Nothing a verdict depends on: a candidate not warmed in
-        time compiles its kernels itself."""
-        todo = [c for c in candidates if c.shipped]
-        if self.interpreter or not self.warming or not todo:
+    def warm(self, spec: OpSpec, upcoming: Callable[[], list[Candidate]]) -> int:
+        """Start compiling the candidates `upcoming()` lists in the background, the shipped ones
+        only, on a GPU only (elsewhere it is not even called); how many were queued. Nothing a
+        verdict depends on: a candidate not warmed in time compiles its kernels itself."""
+        if self.interpreter or not self.warming:
+            return 0
+        todo = [c for c in upcoming() if c.shipped]
+        if not todo:
             return 0
         if self.warmer is None:
             self.warmer = KernelWarmer(self.judge.pool.root() / kernel_cache.SHIPPED)

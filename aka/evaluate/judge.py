@@ -91,13 +91,13 @@ class Remote:
     """Code aka ships: what its process compiled is published to the shipped-kernel cache."""
     seeded: frozenset[str] = frozenset()
     """The compiled kernels its cache folder held when the process started."""
+    clock: dict[str, float] = field(default_factory=dict)
+    """Seconds spent per phase: each command's round trip (the candidate's side, e.g. `call`,
+    `call-first` which compiles its kernels) and the judge's own steps (`judge-...`)."""
 
     def compiled(self) -> int:
         """How many kernels its process compiled itself (not found in its seeded cache)."""
         return len(kernel_cache.entries(self.workdir) - self.seeded)
-    clock: dict[str, float] = field(default_factory=dict)
-    """Seconds spent per phase: each command's round trip (the candidate's side, e.g. `call`,
-    `call-first` which compiles its kernels) and the judge's own steps (`judge-...`)."""
 
     def tally(self, phase: str, seconds: float) -> None:
         self.clock[phase] = self.clock.get(phase, 0.0) + seconds
@@ -325,7 +325,6 @@ def run_eval(job: jobs.EvalJob) -> dict[str, Any]:
             out.setdefault("notes", []).append(
                 f"kernels compiled by the candidate's process: {remote.compiled()} (its cache started with "
                 f"{len(remote.seeded)} entries{', the shipped kernels included' if remote.shipped else ''})")
-        if job.device == "cuda":
             warm_utilities()
 
 

@@ -161,7 +161,7 @@ class Runner:
             handover.write(self.workdir, cmd["name"] + "-mut",
                            {m: inputs.values[m] for m in mutates if m in inputs.values})
         if cmd.get("retain"):                       # a copy: a buffer the candidate reuses must not compare to itself
-            self.retained[cmd["name"]] = cmp.clone_structure(out)
+            self.retained[cmd["name"]] = cmp.map_tensors(lambda t: t.detach().clone(), out)
         del out, earlier
         if cmd.get("keep"):
             self.kept[i] = inputs
@@ -254,24 +254,16 @@ class Runner:
 
 def _same_output(a: Any, b: Any) -> bool:
     """Bitwise the same output, in the same structure, on the same devices."""
-    if handover.skeleton(a) != handover.skeleton(b):
-        return False
-    devices = [(x.device.type if isinstance(x, torch.Tensor) else None) for _, x in cmp.flatten(a)]
-    if devices != [(y.device.type if isinstance(y, torch.Tensor) else None) for _, y in cmp.flatten(b)]:
-        return False
-    return cmp.identical(a, b)
+    def devices(v: Any) -> list[str | None]:
+        return [x.device.type if isinstance(x, torch.Tensor) else None for _, x in cmp.flatten(v)]
+
+    return handover.skeleton(a) == handover.skeleton(b) and devices(a) == devices(b) and cmp.identical(a, b)
 
 
 def prefix(value: Any, n: int) -> Any:
     """`value` with every tensor flattened and cut to its first `n` elements (a structure the
     judge can compare against the reference's output cut the same way)."""
-    if isinstance(value, torch.Tensor):
-        return value.reshape(-1)[:n]
-    if isinstance(value, (tuple, list)):
-        return type(value)(prefix(v, n) for v in value)
-    if isinstance(value, dict):
-        return {k: prefix(v, n) for k, v in value.items()}
-    return value
+    return cmp.map_tensors(lambda t: t.reshape(-1)[:n], value)
 
 
 def _calls(model: torch.nn.Module, sets: list[Inputs]) -> list:

@@ -8,7 +8,6 @@ candidate whose device work runs on a stream other than the one timed, before ti
 from __future__ import annotations
 
 import math
-
 import statistics
 import time
 from typing import Callable, Sequence
@@ -243,6 +242,18 @@ class GpuTimer:
         return timing
 
 
+def _rounds(incumbent_us: Sequence[float], candidate_us: Sequence[float]) -> tuple[list[float], list[float]]:
+    """Per ABBA round: the incumbent/candidate time ratio, and the larger relative spread of either
+    side's two measurements."""
+    ratios, spreads = [], []
+    for k in range(len(incumbent_us) // 2):
+        a1, a2 = incumbent_us[2 * k], incumbent_us[2 * k + 1]
+        b1, b2 = candidate_us[2 * k], candidate_us[2 * k + 1]
+        ratios.append((a1 + a2) / (b1 + b2))
+        spreads.append(max(abs(a1 - a2) / ((a1 + a2) / 2), abs(b1 - b2) / ((b1 + b2) / 2)))
+    return ratios, spreads
+
+
 def decide(incumbent_us: Sequence[float], candidate_us: Sequence[float], method: str,
            min_gain: float = 0.01) -> Comparison:
     """Judge ABBA rounds: faster only if the gain exceeds the measured noise (and min_gain).
@@ -253,12 +264,7 @@ def decide(incumbent_us: Sequence[float], candidate_us: Sequence[float], method:
     if len(incumbent_us) != len(candidate_us) or len(incumbent_us) < 2 or len(incumbent_us) % 2:
         raise ValueError("need two measurements per round for each side")
     rounds = len(incumbent_us) // 2
-    ratios, spreads = [], []
-    for k in range(rounds):
-        a1, a2 = incumbent_us[2 * k], incumbent_us[2 * k + 1]
-        b1, b2 = candidate_us[2 * k], candidate_us[2 * k + 1]
-        ratios.append((a1 + a2) / (b1 + b2))
-        spreads.append(max(abs(a1 - a2) / ((a1 + a2) / 2), abs(b1 - b2) / ((b1 + b2) / 2)))
+    ratios, spreads = _rounds(incumbent_us, candidate_us)
     speedup = statistics.median(ratios)
     ratio_spread = (max(ratios) - min(ratios)) / 2 if rounds > 1 else 0.0
     noise = max(statistics.median(spreads), ratio_spread, min_gain)
@@ -287,11 +293,7 @@ def settled(incumbent_us: Sequence[float], candidate_us: Sequence[float], min_ga
     speedups, and `min_gain`."""
     if len(incumbent_us) < 2 * SETTLE_ROUNDS or len(incumbent_us) != len(candidate_us) or len(incumbent_us) % 2:
         return False
-    logs, spreads = [], []
-    for k in range(len(incumbent_us) // 2):
-        a1, a2 = incumbent_us[2 * k], incumbent_us[2 * k + 1]
-        b1, b2 = candidate_us[2 * k], candidate_us[2 * k + 1]
-        logs.append(math.log((a1 + a2) / (b1 + b2)))
-        spreads.append(max(abs(a1 - a2) / ((a1 + a2) / 2), abs(b1 - b2) / ((b1 + b2) / 2)))
+    ratios, spreads = _rounds(incumbent_us, candidate_us)
+    logs = [math.log(r) for r in ratios]
     noise = max(statistics.median(spreads), (max(logs) - min(logs)) / 2, min_gain)
     return abs(statistics.median(logs)) > SETTLE_MARGIN * noise

@@ -169,7 +169,6 @@ def main(argv: list[str] | None = None) -> int:
     from aka.evaluate.loading import Operator
 
     op = Operator(job["spec"], "meta", job["dtype"])
-    os.environ["AKA_JOBS_ROOT"] = str(Path(job["shipped"]).parent)
     for k, path in enumerate(job["files"]):
         warm_file(op, path, f"aka_warm_{k}", job["shapes"])
         kernel_cache.publish_folder(job["cache"], job["shipped"])

@@ -194,18 +194,16 @@ class Tuner:
         family's defaults (the screen), then the families' spaces taken in turn. What a harness
         can compile ahead of their evaluation."""
         families = [f for f in self.families(ctx) if f.key not in ctx.avoid_families]
-        points = [[{}] for _ in families] + [list(f.space()) for f in families]
-        owners = families + families
-        out: list[Candidate] = []
-        seen: set[str] = set()
-        for k in range(max((len(p) for p in points), default=0)):
-            for fam, pts in zip(owners, points):
-                if k < len(pts) and len(out) < limit:
-                    cand = fam.candidate(pts[k], None, "")
-                    if cand.hash not in seen:
-                        seen.add(cand.hash)
-                        out.append(cand)
-        return out
+        screen = [(f, {}) for f in families]
+        turns = [(f, p) for row in itertools.zip_longest(*(f.space() for f in families))
+                 for f, p in zip(families, row) if p is not None]
+        out: dict[str, Candidate] = {}
+        for fam, params in screen + turns:
+            cand = fam.candidate(params, None, "")
+            out.setdefault(cand.hash, cand)
+            if len(out) == limit:
+                break
+        return list(out.values())
 
     def propose(self, ctx: ProposalContext) -> Proposal | None:
         families = self.families(ctx)

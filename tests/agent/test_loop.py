@@ -163,9 +163,9 @@ def test_each_proposal_first_hands_the_proposers_upcoming_candidates_to_a_harnes
     class Warming(LoggingEvaluator):
         warmed = []
 
-        def warm(self, spec, candidates):
-            self.warmed.append([c.name for c in candidates])
-            return len(candidates)
+        def warm(self, spec, upcoming):
+            self.warmed.append([c.name for c in upcoming()])
+            return len(self.warmed[-1])
 
     evaluator = Warming(script_from(TABLE), tmp_path / "log")
     folder = SessionFolder.create(tmp_path, "s", {"op": {"name": "rmsnorm"}})

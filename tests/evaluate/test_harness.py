@@ -62,8 +62,8 @@ def recording(monkeypatch):
 
 def test_shipped_candidates_are_warmed_with_the_judges_shapes(tmp_path, recording):
     h = HarnessEvaluator(FakeJudge(tmp_path), EvalOptions())
-    assert h.warm(SPEC, [_cand("tuner", "t1"), _cand("llm", "l1"), _cand("dispatcher", "d1")]) == 2
-    assert h.warm(SPEC, [_cand("tuner", "t2")]) == 1
+    assert h.warm(SPEC, lambda: [_cand("tuner", "t1"), _cand("llm", "l1"), _cand("dispatcher", "d1")]) == 2
+    assert h.warm(SPEC, lambda: [_cand("tuner", "t2")]) == 1
     (w,) = recording
     assert w.shipped == tmp_path / "shipped-kernels"
     n = len(SPEC.shapes) + len(SPEC.held_out_shapes)
@@ -78,5 +78,7 @@ def test_nothing_is_warmed_where_it_cannot_help(tmp_path, recording, monkeypatch
         monkeypatch.setenv("AKA_WARM", "0")
     h = HarnessEvaluator(FakeJudge(tmp_path, interpreter=case == "interpreter"), EvalOptions())
     cands = [_cand("user", "u1")] if case == "no-shipped" else [_cand("tuner", "t1")]
-    assert h.warm(SPEC, cands) == 0 and not recording
+    listed = []
+    assert h.warm(SPEC, lambda: listed.append(1) or cands) == 0 and not recording
+    assert listed == ([1] if case == "no-shipped" else [])     # nothing is even listed where nothing warms
     h.close()
