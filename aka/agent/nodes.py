@@ -147,7 +147,9 @@ def warm_ahead(deps: Deps, ctx: ProposalContext) -> None:
 def record_proposal(proposal: Proposal | None, deps: Deps, **extra: Any) -> dict[str, Any]:
     """Journal a proposal (with `extra` in its event) and make it the pending one."""
     if proposal is None:
-        deps.hooks.emit("propose", {"proposer": deps.proposer.name, "exhausted": True})
+        skipped = list(getattr(deps.proposer, "skipped", []))[:20]     # why kernels were left out, if it says
+        deps.hooks.emit("propose", {"proposer": deps.proposer.name, "exhausted": True,
+                                    **({"skipped": skipped} if skipped else {})})
         return {"pending": None, "stop_reason": f"the {deps.proposer.name} has nothing left to try",
                 "events": ["propose"]}
     cand = proposal.candidate

@@ -8,7 +8,10 @@ neither re-timed nor re-compiled for every candidate.
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Protocol, runtime_checkable
@@ -56,7 +59,9 @@ class HarnessEvaluator:
         self.options = options or EvalOptions()
         self.rounds = rounds
         self.interpreter = judge.interpreter
-        self.device: dict = {"kind": "cpu" if judge.interpreter else "cuda"}
+        self.device: dict = {"kind": "cpu", "name": "cpu", "vendor": "cpu", "arch": "cpu"} if judge.interpreter \
+            else identify_device()
+        """Known before the first candidate runs: the tuner picks kernels by vendor and arch."""
         self.baselines: dict[str, dict[str, Timing]] = {}
         """'<shape id>|<method>' -> baseline name -> Timing (persisted by the session)."""
         self.warming = (os.environ.get("AKA_WARM", "1") != "0") if warming is None else warming
@@ -133,9 +138,35 @@ def describe_device(info: dict) -> dict:
     if info.get("kind") != "cuda":
         return {"kind": "cpu", "name": info.get("name", "cpu"), "vendor": "cpu", "arch": "cpu"}
     cap = str(info.get("capability", ""))
-    vendor = "amd" if "gfx" in cap or "AMD" in info.get("name", "") else "nvidia"
-    arch = ("sm" + cap.replace(".", "")) if vendor == "nvidia" and cap else cap
+    gcn = str(info.get("arch_name") or "").split(":")[0]
+    vendor = "amd" if gcn.startswith("gfx") or "gfx" in cap or "AMD" in info.get("name", "") else "nvidia"
+    if vendor == "amd":
+        arch = gcn or cap
+    else:
+        arch = ("sm" + cap.replace(".", "")) if cap else ""
     return {"kind": "cuda", "name": info.get("name", ""), "vendor": vendor, "arch": arch}
+
+
+PROBE = ("import json, torch; p = torch.cuda.get_device_properties(0); "
+         "print(json.dumps({'kind': 'cuda', 'name': p.name, 'capability': f'{p.major}.{p.minor}', "
+         "'arch_name': getattr(p, 'gcnArchName', None)}))")
+
+
+def identify_device(nvml: Callable[[], dict] | None = None, timeout_s: float = 120.0) -> dict:
+    """The GPU candidates will run on, before any of them does: NVML where it answers (a few
+    milliseconds), else one short torch process (AMD, or no nvidia-ml-py). A device that cannot
+    be identified keeps only its kind; kernels that name architectures are then left out."""
+    if nvml is None:
+        from aka.hardware.nvml import device_info as nvml
+    info = nvml()
+    if info.get("available") and info.get("compute_capability"):
+        return describe_device({"kind": "cuda", "name": info.get("name") or "",
+                                "capability": info["compute_capability"]})
+    try:
+        done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=timeout_s)
+        return describe_device(json.loads(done.stdout.strip().splitlines()[-1]))
+    except (subprocess.SubprocessError, OSError, ValueError, IndexError):
+        return {"kind": "cuda", "name": "", "vendor": "", "arch": ""}
 
 
 class ScriptedEvaluator:

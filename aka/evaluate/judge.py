@@ -694,13 +694,15 @@ def _work(reply: dict[str, Any]) -> proof.DeviceWork:
 
 
 def _floor_us(op: Operator, row: dict, job: jobs.EvalJob) -> float | None:
-    """The least time the device's memory allows for this call's bytes (GPU only)."""
-    if job.device != "cuda" or not row.get("bytes_io"):
+    """The least time the device's memory allows for the bytes this call must move (GPU only)."""
+    if job.device != "cuda":
         return None
+    from aka.evaluate.roofline import compulsory_bytes
     from aka.hardware.devices import lookup
 
+    byts = compulsory_bytes(job.spec, row["id"], row["params"], row.get("bytes_io") or 0)
     dev = lookup(torch.cuda.get_device_properties(0).name)
-    return row["bytes_io"] / dev.bandwidth * 1e6 if dev else None
+    return byts / dev.bandwidth * 1e6 if dev and byts else None
 
 
 def cross_check(remote: Remote, i: int, params: dict, seed: int, timing: dict[str, Any], gpu: bool,

@@ -70,7 +70,8 @@ def device_info(device: str) -> dict[str, Any]:
 
     props = torch.cuda.get_device_properties(0)
     return {"kind": "cuda", "name": props.name, "capability": f"{props.major}.{props.minor}",
-            "sms": props.multi_processor_count, "memory_bytes": props.total_memory,
+            "arch_name": getattr(props, "gcnArchName", None), "sms": props.multi_processor_count,
+            "memory_bytes": props.total_memory,
             "torch": torch.__version__, "nvml": nvml_info()}
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -47,9 +48,8 @@ def _normalize(raw: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _query(nv, index: int) -> dict[str, Any]:
-    """Raw NVML numbers for one device (each optional query may be unsupported)."""
-    h = nv.nvmlDeviceGetHandleByIndex(index)
+def _query(nv, h) -> dict[str, Any]:
+    """Raw NVML numbers for the device behind handle `h` (each optional query may be unsupported)."""
     calls = {
         "name": lambda: nv.nvmlDeviceGetName(h), "driver": nv.nvmlSystemGetDriverVersion,
         "cc": lambda: nv.nvmlDeviceGetCudaComputeCapability(h),
@@ -75,8 +75,19 @@ def _query(nv, index: int) -> dict[str, Any]:
     return out
 
 
-def device_info(index: int = 0) -> dict[str, Any]:
-    """NVML facts for GPU `index`, or {'available': False, 'reason': ...} without NVML or a GPU."""
+def visible_device() -> int | str:
+    """The device CUDA calls 0 in this process, as NVML knows it: the first entry of
+    CUDA_VISIBLE_DEVICES (an index, or a 'GPU-...' UUID), else NVML's index 0. NVML numbers
+    devices physically and ignores that variable, so a batch worker pinned to GPU 3 must ask for 3."""
+    first = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip()
+    if first.isdigit():
+        return int(first)
+    return first if first.startswith(("GPU-", "MIG-")) else 0
+
+
+def device_info(index: int | str | None = None) -> dict[str, Any]:
+    """NVML facts for GPU `index` (an NVML index or a UUID; by default the device this process's
+    CUDA sees first), or {'available': False, 'reason': ...} without NVML or a GPU."""
     try:
         import pynvml as nv
     except ImportError:
@@ -85,12 +96,17 @@ def device_info(index: int = 0) -> dict[str, Any]:
         nv.nvmlInit()
     except nv.NVMLError as exc:
         return {"available": False, "reason": f"NVML could not start (no NVIDIA driver or GPU?): {exc}"}
+    which = visible_device() if index is None else index
     try:
-        if index >= nv.nvmlDeviceGetCount():
-            return {"available": False, "reason": f"no NVIDIA GPU with index {index}"}
-        return _normalize(_query(nv, index))
+        if isinstance(which, str):
+            handle = nv.nvmlDeviceGetHandleByUUID(which)
+        elif which >= nv.nvmlDeviceGetCount():
+            return {"available": False, "reason": f"no NVIDIA GPU with index {which}"}
+        else:
+            handle = nv.nvmlDeviceGetHandleByIndex(which)
+        return _normalize(_query(nv, handle))
     except nv.NVMLError as exc:
-        return {"available": False, "reason": f"NVML query failed: {exc}"}
+        return {"available": False, "reason": f"NVML query failed for GPU {which}: {exc}"}
     finally:
         try:
             nv.nvmlShutdown()

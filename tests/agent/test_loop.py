@@ -172,3 +172,11 @@ def test_each_proposal_first_hands_the_proposers_upcoming_candidates_to_a_harnes
     run_session(folder, SPEC, LoopConfig(iterations=3, stall=10), evaluator, Upcoming([cand(t) for t in ORDER]),
                 progress=False)
     assert evaluator.warmed[:3] == [ORDER, ORDER[1:], ORDER[2:]]
+
+
+def test_an_exhausted_proposer_journals_why_it_left_kernels_out(tmp_path):
+    proposer = ScriptedProposer([])
+    proposer.skipped = ["linear_bf16/split_k.py: meant for sm80, sm90, gfx942, not None"]
+    out = run(tmp_path / "s", tmp_path / "log", LoopConfig(iterations=3), resumed=False, proposer=proposer)
+    (last,) = [p for p in _events(out, "propose") if p.get("exhausted")]
+    assert last["skipped"] == proposer.skipped and out.iterations == 0

@@ -1,6 +1,7 @@
 """HarnessEvaluator's compile-ahead seam: on a GPU the shipped candidates go to one warmer rooted in
 the pool's shipped-kernel cache, with the shapes and dtype the judge will run; on the interpreter,
-for other candidates, or with AKA_WARM=0, nothing starts."""
+for other candidates, or with AKA_WARM=0, nothing starts. And the device: known before the first
+candidate, so the tuner's first proposal already sees the kernels written for its architecture."""
 
 from pathlib import Path
 
@@ -52,6 +53,15 @@ def _cand(origin, name):
     return Candidate("class ModelNew: pass\n", {}, origin, name)
 
 
+IDENTIFY = harness_mod.identify_device
+H200 = {"kind": "cuda", "name": "NVIDIA H200", "vendor": "nvidia", "arch": "sm90"}
+
+
+@pytest.fixture(autouse=True)
+def gpu_known(monkeypatch):
+    monkeypatch.setattr(harness_mod, "identify_device", lambda: dict(H200))
+
+
 @pytest.fixture
 def recording(monkeypatch):
     RecordingWarmer.made = []
@@ -82,3 +92,39 @@ def test_nothing_is_warmed_where_it_cannot_help(tmp_path, recording, monkeypatch
     assert h.warm(SPEC, lambda: listed.append(1) or cands) == 0 and not recording
     assert listed == ([1] if case == "no-shipped" else [])     # nothing is even listed where nothing warms
     h.close()
+
+
+def test_the_gpu_is_identified_by_nvml_before_any_candidate():
+    nvml = {"available": True, "name": "NVIDIA H200", "compute_capability": "9.0"}
+    assert IDENTIFY(lambda: nvml) == H200
+
+
+def test_without_nvml_a_torch_probe_names_the_gpu_and_a_failed_probe_keeps_only_the_kind(monkeypatch):
+    import json
+    import subprocess
+
+    gone = lambda: {"available": False, "reason": "NVML could not start"}       # noqa: E731
+    mi300 = {"kind": "cuda", "name": "AMD Instinct MI300X", "capability": "9.4", "arch_name": "gfx942:sramecc+:xnack-"}
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(a, 0, json.dumps(mi300) + "\n", ""))
+    assert IDENTIFY(gone) == {"kind": "cuda", "name": "AMD Instinct MI300X", "vendor": "amd",
+                                                 "arch": "gfx942"}
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(a, 1, "", "no GPU"))
+    assert IDENTIFY(gone) == {"kind": "cuda", "name": "", "vendor": "", "arch": ""}
+
+
+def test_the_tuners_first_proposal_on_a_gpu_sees_kernels_written_for_its_arch(tmp_path):
+    """The H200 batch of 2026-12-04 ended linear_bf16 and six other operators with 'the tuner has
+    nothing left to try' before any candidate: the harness knew only {'kind': 'cuda'} until its
+    first evaluation, so every kernel naming sm80/sm90 was left out of the catalog for good."""
+    from aka.propose.tuner import Tuner
+    from aka.spec.memory import ProposalContext
+
+    h = HarnessEvaluator(FakeJudge(tmp_path), EvalOptions())
+    spec = load_op(ROOT / "suites" / "llm-inference" / "linear_bf16")
+    tuner = Tuner([ROOT / "reference_kernels"])
+    ctx = ProposalContext(op=spec.public_view(), device=h.device, iteration=0, trials=[])
+    assert {f.key for f in tuner.families(ctx)} >= {"linear_bf16/split_k.py", "linear_bf16/tiled_grouped.py"}
+    assert tuner.propose(ctx) is not None
+    unknown = Tuner([ROOT / "reference_kernels"])
+    assert unknown.families(ProposalContext(op=spec.public_view(), device={"kind": "cuda"}, iteration=0,
+                                            trials=[])) == []

@@ -2,8 +2,11 @@
 
 import pytest
 
-from aka.evaluate.roofline import assess, floor_us, work
+from pathlib import Path
+
+from aka.evaluate.roofline import assess, compulsory_bytes, floor_us, work
 from aka.hardware.devices import lookup
+from aka.spec.load import load_op
 from aka.spec.op import Roofline
 
 H200 = lookup("NVIDIA H200")
@@ -67,3 +70,18 @@ def test_an_operator_without_a_roofline_gets_a_bytes_only_sol(tmp_path):
     assert res.roofline is not None and res.roofline.basis == "bytes-only"
     assert res.roofline.bytes == 4_800_000_000 and res.roofline.flops == {}
     assert abs(res.roofline.t_roof_us - 4_800_000_000 / lookup("NVIDIA H200").bandwidth * 1e6) < 1e-6
+
+
+def test_the_forged_timing_floor_counts_only_the_bytes_an_operator_must_move():
+    """The H200 batch of 2026-12-04 rejected a correct embedding kernel as forged-timing: the floor
+    counted the whole 128256 x 4096 table, of which a gather reads 16384 rows."""
+    emb = load_op(Path(__file__).parents[2] / "suites" / "llm-inference" / "embedding")
+    params = dict(emb.shapes[0].params)
+    table = params["vocab"] * params["hidden"] * 2
+    auto = 8 * params["n_tokens"] + table + 2 * params["n_tokens"] * params["hidden"]
+    declared = 8 * params["n_tokens"] + 4 * params["n_tokens"] * params["hidden"]
+    assert compulsory_bytes(emb.to_dict(), emb.shapes[0].id, params, auto) == declared < auto
+    assert compulsory_bytes(emb.to_dict(), emb.shapes[0].id, params, 1000) == 1000      # never above every tensor
+    kb = emb.to_dict() | {"roofline": {"flops": {}, "bytes": "auto"}}
+    assert compulsory_bytes(kb, emb.shapes[0].id, params, auto) == auto
+    assert compulsory_bytes(emb.to_dict() | {"roofline": None}, emb.shapes[0].id, params, auto) == auto

@@ -43,8 +43,10 @@ def _fake_pynvml(fail_init=False):
               "nvmlDeviceGetCudaComputeCapability": (9, 0), "nvmlDeviceGetPerformanceState": 0}
     m.NVMLError, m.nvmlInit, m.nvmlShutdown = NVMLError, init, lambda: None
     m.NVML_CLOCK_SM, m.NVML_CLOCK_MEM, m.NVML_TEMPERATURE_GPU = 0, 2, 0
-    m.nvmlDeviceGetCount = lambda: 1
-    m.nvmlDeviceGetHandleByIndex = lambda i: "h"
+    m.nvmlDeviceGetCount = lambda: 4
+    m.asked = []
+    m.nvmlDeviceGetHandleByIndex = lambda i: m.asked.append(i) or "h"
+    m.nvmlDeviceGetHandleByUUID = lambda u: m.asked.append(u) or "h"
     m.nvmlSystemGetDriverVersion = lambda: "580.159.04"
     m.nvmlDeviceGetClockInfo = lambda h, c: 1500 if c == 0 else 3201
     m.nvmlDeviceGetMaxClockInfo = lambda h, c: 1980 if c == 0 else 3201
@@ -65,3 +67,16 @@ def test_no_driver_is_not_available(monkeypatch):
     monkeypatch.setitem(sys.modules, "pynvml", _fake_pynvml(fail_init=True))
     info = nvml.device_info()
     assert info == {"available": False, "reason": info["reason"]} and "NVML could not start" in info["reason"]
+
+
+@pytest.mark.parametrize("visible, asked", [(None, 0), ("", 0), ("3,1", 3), ("GPU-85f476d1-f06b", "GPU-85f476d1-f06b")])
+def test_the_device_asked_for_is_the_one_cuda_sees_first(monkeypatch, visible, asked):
+    fake = _fake_pynvml()
+    monkeypatch.setitem(sys.modules, "pynvml", fake)
+    if visible is None:
+        monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    else:
+        monkeypatch.setenv("CUDA_VISIBLE_DEVICES", visible)
+    assert nvml.device_info()["available"] and fake.asked == [asked]
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "7")
+    assert nvml.device_info() == {"available": False, "reason": "no NVIDIA GPU with index 7"}
