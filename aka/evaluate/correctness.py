@@ -42,6 +42,7 @@ def build_pair(op: Operator, cand_cls: Callable, params: dict[str, Any], seed: i
     ref = op.build(params, seed)
     args, kwargs = op.init_args(params)
     torch.manual_seed(seed)
-    cand = op.place_model(cand_cls(*args, **kwargs))
+    with op.constructing():
+        cand = op.place_model(cand_cls(*args, **kwargs))
     cand.load_state_dict(ref.state_dict(), strict=True)
     return Pair(ref, cand)

@@ -111,7 +111,8 @@ class Runner:
         del ref
         args, kwargs = op.init_args(cmd["params"])
         torch.manual_seed(int(cmd["seed"]))
-        model = op.place_model(self.cls(*args, **kwargs))
+        with op.constructing():
+            model = op.place_model(self.cls(*args, **kwargs))
         model.load_state_dict(state, strict=True)
         self.models = {i: model}                    # one shape at a time keeps memory bounded
         self.kept.clear()

@@ -222,8 +222,17 @@ def _run_staged(tool: str, exe: str, app: list[str], stage: Path, out_dir: Path,
     return _finish(ProfileRun(tool, stage, files, report, "ok", "", logs), out_dir)
 
 
+SCRATCH = (".triton", ".inductor", ".cache", ".config", ".nv", "Documents")
+"""What the profiled process and the tool leave in the staged folder, which is also their home:
+compiled kernels and the tool's own section files (about 1.5 MB of Nsight Compute's per run). Not
+results; a session keeps its profile folders, so they go."""
+
+
 def _finish(run: ProfileRun, out_dir: Path) -> ProfileRun:
-    """Move the staged folder into place and point the run's paths there."""
+    """Drop the scratch, move the staged folder into place and point the run's paths there."""
+    for name in SCRATCH:
+        if (run.out_dir / name).is_dir() and not (run.out_dir / name).is_symlink():
+            shutil.rmtree(run.out_dir / name, ignore_errors=True)
     os.replace(run.out_dir, out_dir)
     run.files = [out_dir / f.relative_to(run.out_dir) for f in run.files]
     run.logs = [out_dir / f.name for f in run.logs]

@@ -94,6 +94,33 @@ def test_positional_form_ignores_params_it_does_not_take(tmp_path):
     assert op.make_inputs(spec.shapes[0].params, seed=0).values["x"].shape == (3, 2)
 
 
+def test_a_models_tensors_are_made_where_it_runs_not_copied_there(tmp_path, monkeypatch):
+    """On a GPU the reference's constructor runs under the device as torch's default (the H200
+    batch spent 32 s drawing embedding tables on the host); on the CPU nothing changes."""
+    write_op(tmp_path, """
+        import torch
+        MADE_ON = []
+        class Model(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                MADE_ON.append(torch.get_default_device().type)
+            def forward(self, x):
+                return -x
+        def make_inputs(M):
+            return (torch.randn(M, 2),)
+    """)
+    spec, op = operator(tmp_path)
+    assert type(op.constructing()) is not torch.device                 # on the CPU: as the code says
+    op.build(spec.shapes[0].params, seed=0)
+    assert op.module.MADE_ON == ["cpu"]
+    op.device = torch.device("cuda")
+    assert op.constructing() == torch.device("cuda")
+    monkeypatch.setattr(op, "constructing", lambda: torch.device("meta"))
+    monkeypatch.setattr(op, "place_model", lambda m: m)
+    op.build(spec.shapes[0].params, seed=0)
+    assert op.module.MADE_ON == ["cpu", "meta"]
+
+
 # --- KernelBench -------------------------------------------------------------------------------
 
 def test_kernelbench_cuda_inputs_run_on_the_cpu():

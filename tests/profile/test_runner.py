@@ -37,7 +37,7 @@ def test_ncu_run_is_staged_parsed_and_moved(tmp_path, fake_path, fx):
     # first call (profiling, sandboxed: it may write only in its folder) does nothing; second
     # (--import) records its argv, prints the details page; step1.log holds the first one's argv
     fake_ncu(fake_path, f'case "$*" in *--import*) echo "$@" > "{tmp_path}/import"; cat "{DETAILS}";; '
-                        f'*) exit 0;; esac\n')
+                        f'*) mkdir -p "$HOME/.triton/cache" "$HOME/Documents/NVIDIA Nsight Compute"; exit 0;; esac\n')
     out = tmp_path / "prof"
     res = CliRunner().invoke(build_app(), ["profile", OP, CAND, "--shape", "cpu-a", "--out", str(out), "--json"])
     assert res.exit_code == 0, res.output
@@ -50,6 +50,7 @@ def test_ncu_run_is_staged_parsed_and_moved(tmp_path, fake_path, fx):
     assert "--print-details all" in (tmp_path / "import").read_text()
     assert data["status"] == "ok" and data["report"]["kernels"][0]["dram_bytes"] == pytest.approx(244.1e6, rel=1e-3)
     assert {p.name for p in out.iterdir()} >= {"details.csv", "report.json", "summary.txt", "step1.log"}
+    assert not {p.name for p in out.iterdir()} & {".triton", "Documents"}     # the run's home scratch is gone
     assert "memory-bound" in (out / "summary.txt").read_text()
 
 
