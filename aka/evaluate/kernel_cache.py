@@ -4,7 +4,8 @@ Every candidate's process compiles into its own folder. It starts from a copy of
 (the timer's and the proof's kernels, compiled by trusted processes) and, for code aka ships (the
 tuner's reference kernels and its dispatchers, `jobs.CandidateSource.shipped`), from the session's
 cache of shipped kernels as well: the incumbent re-run in a comparison, or a dispatcher built from
-configurations already tried, then compiles nothing. What such a process compiled is published back
+configurations already tried, then compiles nothing (kernels, and the host launchers Triton builds
+for them with the C compiler). What such a process compiled is published back
 into that cache by the judge once the process has ended. A model's, a user's or a replayed
 candidate never reads or writes it: a cache entry is a binary keyed by the source's hash, and a
 hostile process could plant one under a key another candidate will look up.
@@ -79,5 +80,11 @@ def publish_folder(mine: str, target: str) -> int:
 
 
 def _complete(folder: str) -> bool:
+    """A kernel entry once Triton wrote its group file (last); a host module entry (the launcher
+    Triton builds with the C compiler for each kernel signature, or its driver utilities: about a
+    second each) once it holds only the finished module. Triton writes a file through a `tmp.*`
+    folder inside the entry, so an interrupted write fails both tests."""
     names = os.listdir(folder)
-    return any(n.startswith("__grp__") for n in names) and not any(".tmp" in n for n in names)
+    if not names or any(".tmp" in n or n.startswith("tmp.") for n in names):
+        return False
+    return any(n.startswith("__grp__") for n in names) or all(n.endswith(".so") for n in names)

@@ -125,15 +125,30 @@ def _background() -> None:
 # --- the warming process -------------------------------------------------------------------------
 
 def compile_only() -> None:
-    """Make every Triton launch in this process a compilation that launches nothing."""
+    """Make every Triton launch in this process a compilation that launches nothing, with the host
+    launcher built as well: Triton (3.6) compiles one with the C compiler per kernel signature at a
+    kernel's first launch, about a second of a candidate's first call otherwise."""
     from triton.runtime.jit import JITFunction
 
     launch = JITFunction.run
 
     def run(self: Any, *args: Any, grid: Any, warmup: bool, **kwargs: Any) -> Any:
-        return launch(self, *args, grid=grid, warmup=True, **kwargs)
+        kernel = launch(self, *args, grid=grid, warmup=True, **kwargs)
+        build_launcher(kernel)
+        return kernel
 
     JITFunction.run = run
+
+
+def build_launcher(kernel: Any) -> None:
+    """Build (into this process's Triton cache) the host launcher a compiled kernel's first launch
+    would build; where this Triton has none to build, or cannot, the candidate builds its own."""
+    try:
+        from triton.runtime import driver
+
+        driver.active.launcher_cls(kernel.src, kernel.metadata)
+    except Exception:  # noqa: BLE001 - only a head start
+        pass
 
 
 def warm_file(op: Any, path: str, tag: str, shapes: list[dict[str, Any]]) -> int:

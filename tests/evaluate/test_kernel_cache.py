@@ -59,6 +59,24 @@ def test_publish_adds_complete_new_entries_whole(tmp_path, monkeypatch):
     assert kernel_cache.publish(str(work)) == 0
 
 
+def test_host_launchers_are_published_once_written_whole(tmp_path, monkeypatch):
+    """Triton 3.6 builds a C launcher per kernel signature (and its driver utilities) with the C
+    compiler, cached as a lone module without a group file; an interrupted write leaves a tmp folder."""
+    root, work = tmp_path / "root", tmp_path / "work"
+    monkeypatch.setenv("AKA_JOBS_ROOT", str(root))
+    own = work / ".triton" / "cache"
+    for name, files in {"launcher": ["__triton_launcher.cpython-312-x86_64-linux-gnu.so"],
+                        "utils": ["cuda_utils.cpython-312-x86_64-linux-gnu.so"],
+                        "cut": ["tmp.pid_7_1234/__triton_launcher.cpython-312-x86_64-linux-gnu.so"],
+                        "empty": [], "stray": ["__triton_launcher.c"]}.items():
+        (own / name).mkdir(parents=True)
+        for f in files:
+            (own / name / f).parent.mkdir(parents=True, exist_ok=True)
+            (own / name / f).write_bytes(b"\x7fELF")
+    assert kernel_cache.publish(str(work)) == 2
+    assert sorted(os.listdir(root / kernel_cache.SHIPPED)) == ["launcher", "utils"]
+
+
 def test_only_a_shipped_candidates_compiles_are_published(evaluator, fixture_op, tmp_path):
     """In the interpreter nothing compiles, so the candidate plants an entry in its own cache: from
     a user's candidate it goes nowhere; from shipped code it is published (which is why only aka's

@@ -5,6 +5,8 @@ process traces models on `meta` and makes launches compile-only."""
 import json
 from pathlib import Path
 
+import types
+
 import pytest
 
 from aka.evaluate import warm
@@ -71,14 +73,20 @@ def test_close_stops_a_running_batch(tmp_path):
     assert procs and all(p.terminated for p in procs)
 
 
-def test_launches_become_compilations(monkeypatch):
+def test_launches_become_compilations_with_their_launchers(monkeypatch):
+    from triton.runtime import driver
     from triton.runtime.jit import JITFunction
 
-    seen = []
-    monkeypatch.setattr(JITFunction, "run", lambda self, *a, grid, warmup, **k: seen.append(warmup))
+    seen, built = [], []
+    compiled = types.SimpleNamespace(src="ast source", metadata="metadata")
+    monkeypatch.setattr(JITFunction, "run", lambda self, *a, grid, warmup, **k: seen.append(warmup) or compiled)
+    fake = types.SimpleNamespace(launcher_cls=lambda src, metadata: built.append((src, metadata)))
+    monkeypatch.setattr(driver, "_active", fake, raising=False)
+    monkeypatch.setattr(type(driver), "active", property(lambda self: fake), raising=False)
     warm.compile_only()
-    JITFunction.run(object(), 1, grid=(1,), warmup=False)
-    assert seen == [True]
+    assert JITFunction.run(object(), 1, grid=(1,), warmup=False) is compiled
+    assert seen == [True] and built == [("ast source", "metadata")]
+    warm.build_launcher(object())                 # a kernel without a source: nothing raised
 
 
 @pytest.mark.parametrize("kernel", sorted(p.name for p in KERNELS.glob("*.py")))
