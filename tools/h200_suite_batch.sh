@@ -12,6 +12,8 @@
 #   --budget-s S     wall budget of this script (default 540); the report needs the last 40 s
 #   --only A,B       only these operators (a suite of links to them, with the suite's suite.yaml)
 #   --resume         continue the newest run under $AKA_BATCH_SESSIONS (default /tmp/aka-batch)
+#   --resume-from F  continue the run in F, an earlier call's run.tgz carried into the working tree
+#                    (the machine was handed back between calls, and its /tmp with it)
 #   --device cpu     no GPU: Triton-interpreter workers (checks this script; measures nothing)
 #
 # Carry .whl (installed into /tmp/site when present). $OUT gets at most 6 files: gpu.txt,
@@ -20,7 +22,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 T0=$(date +%s)
-suite=suites/llm-inference limit=0.5 iters="" budget=540 only="" resume=0 device=cuda
+suite=suites/llm-inference limit=0.5 iters="" budget=540 only="" resume=0 device=cuda from=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --time-limit) limit="$2"; shift 2 ;;
@@ -28,6 +30,7 @@ while [ $# -gt 0 ]; do
     --budget-s) budget="$2"; shift 2 ;;
     --only) only="$2"; shift 2 ;;
     --resume) resume=1; shift ;;
+    --resume-from) resume=1; from="$2"; shift 2 ;;
     --device) device="$2"; shift 2 ;;
     -*) echo "h200_suite_batch.sh: unknown argument $1 (see the header of $0)" >&2; exit 2 ;;
     *) suite="$1"; shift ;;
@@ -62,6 +65,13 @@ else
   WHERE=(--device cpu --cpu-workers 2)
 fi
 git rev-parse HEAD >> "$OUT/gpu.txt" 2>/dev/null || true
+if [ -n "$from" ]; then
+  [ -f "$from" ] || { echo "--resume-from: no file $from" >&2; exit 2; }
+  name=$(tar tzf "$from" | head -1 | cut -d/ -f1)
+  case "$name" in batch-*) ;; *) echo "--resume-from: $from does not hold a batch-* run folder" >&2; exit 2 ;; esac
+  [ -e "$SESSIONS/$name" ] && { echo "--resume-from: $SESSIONS/$name already exists; use --resume" >&2; exit 2; }
+  tar xzf "$from" -C "$SESSIONS" && touch "$SESSIONS/$name" || { echo "--resume-from: cannot unpack $from" >&2; exit 2; }
+fi
 if [ "$resume" = 1 ]; then
   RUN=$(ls -dt "$SESSIONS"/batch-* 2>/dev/null | head -1)
   [ -n "$RUN" ] || { echo "--resume: no run under $SESSIONS" >&2; exit 2; }

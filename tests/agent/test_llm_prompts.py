@@ -2,6 +2,7 @@
 refused with its rule), profile and knowledge with sources, and never held-out data."""
 
 import json
+import re
 
 from aka.agent.state import LoopConfig
 from aka.evaluate.harness import ScriptedEvaluator
@@ -17,10 +18,13 @@ SECRETS = ("secret-held", "1237", "9973", "1013", "4 * n_rows * hidden", "roofli
 
 
 def _no_secrets(srv, folder):
+    """No held-out value in a prompt or a call record. A number counts as itself only: '9973'
+    inside a recorded duration such as 0.07196769999973 is not the held-out size 9973."""
     texts = srv.prompts() + [(p.read_text()) for p in sorted(folder.llm_dir.glob("*.json"))]
     for text in texts:
         for secret in SECRETS:
-            assert secret not in text, f"{secret!r} reached a prompt"
+            pattern = rf"(?<![\d.]){secret}(?!\d)(?!\.\d*[1-9])" if secret.isdigit() else re.escape(secret)
+            assert not re.search(pattern, text), f"{secret!r} reached a prompt"
 
 
 def _session(tmp_path, srv, evaluator, iterations, **deps):

@@ -1,9 +1,10 @@
 """tools/h200_suite_batch.sh without a GPU (--device cpu): `aka batch --mode optimize` over a suite
 of links to two operators, the report, at most six files in $OUT, then a --resume call that finds
-everything done."""
+everything done, and a --resume-from call on a machine whose run folder is gone."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -34,3 +35,11 @@ def test_an_optimize_batch_runs_reports_and_resumes(tmp_path):
     assert again.returncode == 0, again.stderr[-3000:]
     assert "--resume" in (tmp_path / "out2" / "command.txt").read_text()
     assert json.loads((tmp_path / "out2" / "scoreboard.json").read_text())["done"] == 2
+
+    shutil.rmtree(tmp_path / "sessions")                       # a fresh machine: only the carried run.tgz
+    (tmp_path / "sessions").mkdir()
+    carried = run(tmp_path, "out3", "--resume-from", str(out / "run.tgz"), "--budget-s", "200")
+    assert carried.returncode == 0, carried.stderr[-3000:]
+    assert json.loads((tmp_path / "out3" / "scoreboard.json").read_text())["done"] == 2
+    twice = run(tmp_path, "out4", "--resume-from", str(out / "run.tgz"), "--budget-s", "200")
+    assert twice.returncode == 2 and "already exists" in twice.stderr
