@@ -91,13 +91,16 @@ class Remote:
     """Code aka ships: what its process compiled is published to the shipped-kernel cache."""
     seeded: frozenset[str] = frozenset()
     """The compiled kernels its cache folder held when the process started."""
+    seeded_at: float = 0.0
+    """When seeding its cache folder ended (what its process writes there is newer)."""
     clock: dict[str, float] = field(default_factory=dict)
     """Seconds spent per phase: each command's round trip (the candidate's side, e.g. `call`,
     `call-first` which compiles its kernels) and the judge's own steps (`judge-...`)."""
 
     def compiled(self) -> int:
-        """How many kernels its process compiled itself (not found in its seeded cache)."""
-        return len(kernel_cache.entries(self.workdir) - self.seeded)
+        """How many kernels its process compiled itself (not found, or not usable, in its seeded
+        cache)."""
+        return kernel_cache.written_since(self.workdir, self.seeded_at)
 
     def tally(self, phase: str, seconds: float) -> None:
         self.clock[phase] = self.clock.get(phase, 0.0) + seconds
@@ -245,9 +248,10 @@ def spawn(job: Any, source: jobs.CandidateSource, tag: str, deadline: float) -> 
     expose = _operator_files(job.spec)
     sandbox = job.sandbox or {}
     seeded = kernel_cache.seed(workdir, source.shipped)
+    seeded_at = time.time()
     pid, chan = runner.start(workdir, limits, expose, strict=bool(sandbox.get("strict", False)))
     return Remote(pid, chan, workdir, deadline, name=tag, display=source.name, shipped=source.shipped,
-                  seeded=seeded)
+                  seeded=seeded, seeded_at=seeded_at)
 
 
 def _operator_files(spec: dict[str, Any]) -> list[str]:

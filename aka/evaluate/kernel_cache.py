@@ -13,6 +13,7 @@ hostile process could plant one under a key another candidate will look up.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 
@@ -41,13 +42,60 @@ def seed(workdir: str, shipped: bool) -> frozenset[str]:
         if folder and os.path.isdir(folder):
             shutil.copytree(folder, own_folder(workdir), dirs_exist_ok=True, symlinks=False,
                             ignore=shutil.ignore_patterns("*.lock", "*.tmp*"))
+    if os.path.isdir(own_folder(workdir)):
+        relocate(own_folder(workdir))
     return entries(workdir)
+
+
+def relocate(cache: str) -> int:
+    """Point each entry's group file at the entry's own files; the number rewritten. Triton lists
+    a kernel's files in its group file by absolute path in the cache that compiled it. A copy
+    read anywhere else (a warming process's folder, an earlier candidate's, both deleted by then)
+    finds none of them: Triton counts that a miss and compiles the kernel again, into the same
+    entry."""
+    moved_groups = 0
+    for entry in os.scandir(cache):
+        if not entry.is_dir(follow_symlinks=False):
+            continue
+        for name in os.listdir(entry.path):
+            if not (name.startswith("__grp__") and name.endswith(".json")):
+                continue
+            path = os.path.join(entry.path, name)
+            try:
+                with open(path) as f:
+                    children = json.load(f)["child_paths"]
+                moved = {c: os.path.join(entry.path, os.path.basename(p)) for c, p in children.items()}
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                continue                                  # not Triton's: left as it is
+            if moved != children:
+                with open(path + ".relocated", "w") as f:
+                    json.dump({"child_paths": moved}, f)
+                os.replace(path + ".relocated", path)
+                moved_groups += 1
+    return moved_groups
 
 
 def entries(workdir: str) -> frozenset[str]:
     """The entries (compiled kernels) in a candidate's cache folder."""
     mine = own_folder(workdir)
     return frozenset(os.listdir(mine)) if os.path.isdir(mine) else frozenset()
+
+
+def written_since(workdir: str, since: float) -> int:
+    """How many entries of a candidate's cache folder its process wrote after `since` (the end of
+    seeding): new entries, and seeded ones it compiled again because it could not use them."""
+    mine = own_folder(workdir)
+    if not os.path.isdir(mine):
+        return 0
+    count = 0
+    for entry in os.scandir(mine):
+        if entry.is_dir(follow_symlinks=False):
+            try:
+                if any(f.stat(follow_symlinks=False).st_mtime > since for f in os.scandir(entry.path)):
+                    count += 1
+            except OSError:
+                continue
+    return count
 
 
 def publish(workdir: str) -> int:

@@ -2,8 +2,11 @@
 and adds what it compiled; any other candidate never reads it, and what it compiles (or plants)
 never reaches it."""
 
+import json
 import os
 import shutil
+import time
+from pathlib import Path
 from dataclasses import replace
 
 from aka.evaluate import kernel_cache
@@ -103,7 +106,38 @@ def test_the_judge_counts_what_a_candidates_process_compiled_itself(tmp_path, mo
     work = tmp_path / "work"
     seeded = kernel_cache.seed(str(work), shipped=False)
     assert seeded == {"timer"}
-    remote = Remote(pid=0, chan=None, workdir=str(work), deadline=0.0, seeded=seeded)
+    remote = Remote(pid=0, chan=None, workdir=str(work), deadline=0.0, seeded=seeded, seeded_at=time.time())
     assert remote.compiled() == 0
+    time.sleep(0.01)
     _entry(work / ".triton" / "cache", "mine")
     assert remote.compiled() == 1
+    (work / ".triton" / "cache" / "timer" / "k.cubin").write_bytes(b"compiled again")   # a seeded entry it could not use
+    assert remote.compiled() == 2
+
+
+def test_a_seeded_entry_is_a_cache_hit_for_triton_wherever_it_was_compiled(tmp_path, monkeypatch):
+    """Triton's group file names its files by absolute path in the cache that compiled them (here a
+    warming process's folder, deleted since). Copied as it is, Triton's own lookup finds none of
+    them and compiles again; seeding points them at the copy."""
+    from triton.runtime.cache import FileCacheManager
+
+    warm = tmp_path / "warm" / "KEY"
+    warm.mkdir(parents=True)
+    names = ["_k.cubin", "_k.ptx", "_k.json"]
+    for n in names:
+        (warm / n).write_text(n)
+    (warm / "__grp___k.json").write_text(json.dumps({"child_paths": {n: str(warm / n) for n in names}}))
+    root = tmp_path / "root"
+    shutil.copytree(warm.parent, root / kernel_cache.SHIPPED)
+    shutil.rmtree(warm.parent)
+    monkeypatch.setenv("AKA_JOBS_ROOT", str(root))
+    monkeypatch.delenv("TRITON_CACHE_DIR", raising=False)
+    work = tmp_path / "work"
+    kernel_cache.seed(str(work), shipped=True)
+    own = Path(kernel_cache.own_folder(str(work)))
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(own))
+    group = FileCacheManager("KEY").get_group("_k.json")
+    assert group == {n: str(own / "KEY" / n) for n in names}             # Triton's hit: every file found
+    assert kernel_cache.relocate(str(own)) == 0                           # already in place
+    shipped_group = json.loads((root / kernel_cache.SHIPPED / "KEY" / "__grp___k.json").read_text())
+    assert shipped_group["child_paths"]["_k.cubin"] == str(warm / "_k.cubin")   # the shared copy is untouched
