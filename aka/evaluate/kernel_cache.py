@@ -40,11 +40,23 @@ def seed(workdir: str, shipped: bool) -> frozenset[str]:
         sources.append(shipped_folder() or "")
     for folder in sources:
         if folder and os.path.isdir(folder):
-            shutil.copytree(folder, own_folder(workdir), dirs_exist_ok=True, symlinks=False,
-                            ignore=shutil.ignore_patterns("*.lock", "*.tmp*"))
+            shutil.copytree(folder, own_folder(workdir), dirs_exist_ok=True, symlinks=False, ignore=_not_runtime)
     if os.path.isdir(own_folder(workdir)):
         relocate(own_folder(workdir))
     return entries(workdir)
+
+
+RUNTIME = (".json", ".cubin", ".hsaco", ".so")
+"""What a process needs of a cache entry to launch its kernel without compiling: the group and
+metadata files, the binary (NVIDIA, AMD) and host modules. The intermediate code (.ttir, .ttgir,
+.llir, .ptx, .source: about four fifths of an entry) is not copied; Triton's lookup leaves out a
+group's missing files and loads the binary alone."""
+
+
+def _not_runtime(folder: str, names: list[str]) -> set[str]:
+    """copytree's filter for seeding: drop locks, unfinished writes and intermediate code."""
+    return {n for n in names if ".tmp" in n or n.endswith(".lock") or n.startswith("tmp.")
+            or (os.path.isfile(os.path.join(folder, n)) and not n.endswith(RUNTIME))}
 
 
 def relocate(cache: str) -> int:

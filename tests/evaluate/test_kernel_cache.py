@@ -123,10 +123,11 @@ def test_a_seeded_entry_is_a_cache_hit_for_triton_wherever_it_was_compiled(tmp_p
 
     warm = tmp_path / "warm" / "KEY"
     warm.mkdir(parents=True)
-    names = ["_k.cubin", "_k.ptx", "_k.json"]
+    names = ["_k.cubin", "_k.ptx", "_k.llir", "_k.json"]
     for n in names:
         (warm / n).write_text(n)
     (warm / "__grp___k.json").write_text(json.dumps({"child_paths": {n: str(warm / n) for n in names}}))
+    (warm / "__triton_launcher.cpython-312-x86_64-linux-gnu.so").write_bytes(b"\x7fELF")
     root = tmp_path / "root"
     shutil.copytree(warm.parent, root / kernel_cache.SHIPPED)
     shutil.rmtree(warm.parent)
@@ -137,7 +138,10 @@ def test_a_seeded_entry_is_a_cache_hit_for_triton_wherever_it_was_compiled(tmp_p
     own = Path(kernel_cache.own_folder(str(work)))
     monkeypatch.setenv("TRITON_CACHE_DIR", str(own))
     group = FileCacheManager("KEY").get_group("_k.json")
-    assert group == {n: str(own / "KEY" / n) for n in names}             # Triton's hit: every file found
+    runtime = ["_k.cubin", "_k.json"]                                     # the intermediate code is not copied
+    assert group == {n: str(own / "KEY" / n) for n in runtime}           # Triton's hit: its binary and metadata
+    assert sorted(p.name for p in (own / "KEY").iterdir()) == sorted(
+        ["__grp___k.json", "__triton_launcher.cpython-312-x86_64-linux-gnu.so", *runtime])
     assert kernel_cache.relocate(str(own)) == 0                           # already in place
     shipped_group = json.loads((root / kernel_cache.SHIPPED / "KEY" / "__grp___k.json").read_text())
     assert shipped_group["child_paths"]["_k.cubin"] == str(warm / "_k.cubin")   # the shared copy is untouched
