@@ -15,6 +15,9 @@
 #   --resume-from F  continue the run in F, an earlier call's run.tgz carried into the working tree
 #                    (the machine was handed back between calls, and its /tmp with it)
 #   --device cpu     no GPU: Triton-interpreter workers (checks this script; measures nothing)
+#   --calibrate      `aka doctor --calibrate` first (cached per GPU model under AKA_CACHE_DIR), so the
+#                    scoreboard has launch-adjusted SOL for decode shapes; about half a minute, and
+#                    calibration.json is a seventh file in $OUT
 #
 # Carry .whl (installed into /tmp/site when present). $OUT gets at most 6 files: gpu.txt,
 # command.txt, batch.log, scoreboard.json (copied every 5 s while the batch runs), report.md and
@@ -22,7 +25,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 T0=$(date +%s)
-suite=suites/llm-inference limit=0.5 iters="" budget=540 only="" resume=0 device=cuda from=""
+suite=suites/llm-inference limit=0.5 iters="" budget=540 only="" resume=0 device=cuda from="" calibrate=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --time-limit) limit="$2"; shift 2 ;;
@@ -32,6 +35,7 @@ while [ $# -gt 0 ]; do
     --resume) resume=1; shift ;;
     --resume-from) resume=1; from="$2"; shift 2 ;;
     --device) device="$2"; shift 2 ;;
+    --calibrate) calibrate=1; shift ;;
     -*) echo "h200_suite_batch.sh: unknown argument $1 (see the header of $0)" >&2; exit 2 ;;
     *) suite="$1"; shift ;;
   esac
@@ -61,6 +65,10 @@ fi
 if [ "$device" = cuda ]; then
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv > "$OUT/gpu.txt"
   WHERE=(--device cuda)
+  if [ "$calibrate" = 1 ]; then
+    "$PY" -m aka doctor --calibrate --json > "$OUT/calibration.json" 2>> "$OUT/batch.log" \
+      || echo "aka doctor --calibrate failed (see batch.log); SOL stays unadjusted" >&2
+  fi
 else
   WHERE=(--device cpu --cpu-workers 2)
 fi
@@ -84,7 +92,7 @@ left=$(( budget - ($(date +%s) - T0) - 40 ))
 [ "$left" -ge 60 ] || { echo "only ${left} s left of the ${budget} s budget: not starting" >&2; exit 3; }
 echo "${CMD[*]}  (stopped after ${left} s)" | tee "$OUT/command.txt"
 before=$(ls -d "$SESSIONS"/batch-* 2>/dev/null | sort)
-timeout --signal=TERM --kill-after=15 "$left" "${CMD[@]}" > "$SESSIONS/batch.json" 2> "$OUT/batch.log" &
+timeout --signal=TERM --kill-after=15 "$left" "${CMD[@]}" > "$SESSIONS/batch.json" 2>> "$OUT/batch.log" &
 bpid=$!
 newest_run() {
   if [ "$resume" = 1 ]; then echo "$RUN"; return; fi
