@@ -75,14 +75,19 @@ def _query(nv, h) -> dict[str, Any]:
     return out
 
 
-def visible_device() -> int | str:
+def visible_device() -> int | str | None:
     """The device CUDA calls 0 in this process, as NVML knows it: the first entry of
-    CUDA_VISIBLE_DEVICES (an index, or a 'GPU-...' UUID), else NVML's index 0. NVML numbers
-    devices physically and ignores that variable, so a batch worker pinned to GPU 3 must ask for 3."""
-    first = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip()
+    CUDA_VISIBLE_DEVICES (an index, or a 'GPU-...'/'MIG-...' UUID), NVML's index 0 when the
+    variable is unset, None when it hides every GPU (empty, -1, or nothing CUDA can parse). NVML
+    numbers devices physically and ignores the variable, so a batch worker pinned to GPU 3 must
+    ask for 3."""
+    value = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if value is None:
+        return 0
+    first = value.split(",")[0].strip()
     if first.isdigit():
         return int(first)
-    return first if first.startswith(("GPU-", "MIG-")) else 0
+    return first if first.startswith(("GPU-", "MIG-")) else None
 
 
 def device_info(index: int | str | None = None) -> dict[str, Any]:
@@ -97,6 +102,9 @@ def device_info(index: int | str | None = None) -> dict[str, Any]:
     except nv.NVMLError as exc:
         return {"available": False, "reason": f"NVML could not start (no NVIDIA driver or GPU?): {exc}"}
     which = visible_device() if index is None else index
+    if which is None:
+        nv.nvmlShutdown()
+        return {"available": False, "reason": "CUDA_VISIBLE_DEVICES hides every GPU from this process"}
     try:
         if isinstance(which, str):
             handle = nv.nvmlDeviceGetHandleByUUID(which)

@@ -69,7 +69,7 @@ def test_no_driver_is_not_available(monkeypatch):
     assert info == {"available": False, "reason": info["reason"]} and "NVML could not start" in info["reason"]
 
 
-@pytest.mark.parametrize("visible, asked", [(None, 0), ("", 0), ("3,1", 3), ("GPU-85f476d1-f06b", "GPU-85f476d1-f06b")])
+@pytest.mark.parametrize("visible, asked", [(None, 0), ("3,1", 3), ("GPU-85f476d1-f06b", "GPU-85f476d1-f06b")])
 def test_the_device_asked_for_is_the_one_cuda_sees_first(monkeypatch, visible, asked):
     fake = _fake_pynvml()
     monkeypatch.setitem(sys.modules, "pynvml", fake)
@@ -80,3 +80,12 @@ def test_the_device_asked_for_is_the_one_cuda_sees_first(monkeypatch, visible, a
     assert nvml.device_info()["available"] and fake.asked == [asked]
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "7")
     assert nvml.device_info() == {"available": False, "reason": "no NVIDIA GPU with index 7"}
+
+
+@pytest.mark.parametrize("visible", ["", "-1", "none"])
+def test_a_process_that_sees_no_gpu_is_told_so(monkeypatch, visible):
+    fake = _fake_pynvml()
+    monkeypatch.setitem(sys.modules, "pynvml", fake)
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", visible)
+    info = nvml.device_info()
+    assert not info["available"] and "hides every GPU" in info["reason"] and fake.asked == []
