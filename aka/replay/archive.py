@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from aka.agent.qd.history import migrated_after
 from aka.replay.load import SessionView
 
 LEVELS = {"memory": ("plain", "vectorized", "on-chip-tiled", "pipelined"),
@@ -81,7 +82,8 @@ def rebuild(view: SessionView, upto: int | None = None) -> Archive | None:
                 _grow(a, int(m["to"]))
                 if m.get("verdict") in ("new cell", "replaced") and m["version"] in elites:
                     a.islands[int(m["to"])][m["cell"]] = elites[m["version"]]
-            a.migrations.append({"seq": e.seq, "generation": d.get("generation"), "moves": d.get("moves", [])})
+            a.migrations.append({"seq": e.seq, "generation": d.get("generation"), "after": migrated_after(d),
+                                 "moves": d.get("moves", [])})
         elif e.kind == "prompt":
             if d.get("version"):
                 a.prompts.append({**d["version"], "seq": e.seq, "llm_call": d.get("llm_call")})
@@ -158,7 +160,7 @@ def render(a: Archive) -> list[str]:
         lines += [f"    {k}: {e['version']} {e['name']} {e['fitness']:.3f}" for k, e in sorted(cells.items())]
     for m in a.migrations:
         moved = [f"{x['version']} {x['from']}->{x['to']} ({x['verdict']})" for x in m["moves"]]
-        lines.append(f"  migration after generation {m['generation']}: " + ("; ".join(moved) or "nothing offered"))
+        lines.append(f"  migration after generation {m['after']}: " + ("; ".join(moved) or "nothing offered"))
     for p in a.prompts:
         score = a.prompt_scores.get(p["id"], {})
         fit = f"best kernel {score['fitness']:.3f}" if score.get("fitness") is not None else "no correct kernel yet"

@@ -9,6 +9,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from aka.agent.qd.history import migrated_after
 from aka.replay import archive
 from aka.replay import calls as llm_calls
 from aka.replay.load import SessionView
@@ -196,7 +197,7 @@ def _archive(d, v):
 
 def _migrate(d, _v):
     moved = [m for m in d.get("moves") or [] if m.get("verdict") in ("new cell", "replaced")]
-    return f"migration after generation {d.get('generation', '?')}: {len(moved)} of {len(d.get('moves') or [])} offered elite(s) moved"
+    return f"migration after generation {migrated_after(d)}: {len(moved)} of {len(d.get('moves') or [])} offered elite(s) moved"
 
 
 def _prompt(d, _v):

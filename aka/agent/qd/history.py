@@ -97,9 +97,14 @@ def _file(h: History, d: dict[str, Any], elites: dict[str, dict]) -> None:
     g["filled"], g["cells"] = [len(c) for c in h.islands], len(h.merged())
 
 
+def migrated_after(d: dict[str, Any]) -> int:
+    """The generation a journaled migration followed: one journaled with generation G (the
+    generations completed when it ran) follows the filings of generation G - 1."""
+    return int(d.get("generation") or 0) - 1
+
+
 def _migrate(h: History, d: dict[str, Any], elites: dict[str, dict]) -> None:
-    """A migration journaled with generation G follows the filings of generation G - 1."""
-    after = int(d.get("generation") or 0) - 1
+    after = migrated_after(d)
     for m in d.get("moves", []):
         _grow(h.islands, int(m["to"]))
         if m.get("verdict") in TOOK and m["version"] in elites:
