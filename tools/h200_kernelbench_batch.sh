@@ -21,9 +21,11 @@
 #                     Triton-interpreter workers; checks this script, measures nothing
 #
 # Carry .whl (pydantic, langgraph, optuna and what they need): installed into /tmp/site when present.
-# Runs live in $AKA_KB_SESSIONS (default /tmp/aka-kb-sessions). Writes to $OUT: batch.json (aka batch
-# --json), batch.log, scoreboard.json (copied every 5 s while the batch runs), report.md,
-# report.html, plots/, run.tgz (the run folder), table.md, gpu.txt.
+# Runs live in $AKA_KB_SESSIONS (default /tmp/aka-kb-sessions). The device returns at most 8 files a
+# call, so $OUT gets at most 7: gpu.txt (with the commit), command.txt, scoreboard.json (copied every
+# 5 s while the batch runs), report.md, table.md, ncu.md (with --ncu) and details.tgz (batch.json,
+# the logs, report.json, report.html, plots/, calibration.json, ncu/ and run.tgz, the run folder),
+# written on the way out even when the batch was stopped.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 T0=$(date +%s)
@@ -52,7 +54,22 @@ else
   SESSIONS="${AKA_KB_SESSIONS:-/tmp/aka-kb-sessions}"
   PY=python3
 fi
-mkdir -p "$OUT" "$SESSIONS"
+RESULT="$OUT"                                # what comes back: a few files (see the header)
+OUT=$(mktemp -d /tmp/aka-kb-out-XXXXXX)       # everything, staged
+mkdir -p "$RESULT" "$SESSIONS"
+small=""
+collect() {
+  for f in gpu.txt command.txt scoreboard.json report.md table.md ncu.md; do
+    [ -f "$OUT/$f" ] && cp "$OUT/$f" "$RESULT/"
+  done
+  [ -f "$OUT/commit.txt" ] && cat "$OUT/commit.txt" >> "$RESULT/gpu.txt"
+  tar czf "$RESULT/details.tgz" -C "$OUT" --exclude=gpu.txt --exclude=command.txt --exclude=scoreboard.json \
+    --exclude=report.md --exclude=table.md --exclude=ncu.md . 2>/dev/null
+  rm -rf "$OUT"
+  [ -n "$small" ] && [ -z "${KB_SMALL_DIR:-}" ] && rm -rf "$small"
+  return 0
+}
+trap collect EXIT
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1 AKA_CACHE_DIR=/tmp/aka-cache
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 if [ "$smoke" = 0 ] && compgen -G ".whl/*.whl" > /dev/null; then
@@ -66,7 +83,7 @@ fi
 SUITE=suites/kernelbench-large CANDS=suites/kernelbench-large/candidates
 if [ "$smoke" = 1 ]; then
   small="${KB_SMALL_DIR:-}"               # set it to keep the small suite for a later --resume
-  if [ -z "$small" ]; then small=$(mktemp -d /tmp/kb-small-XXXXXX); trap 'rm -rf "$small"' EXIT; fi
+  [ -n "$small" ] || small=$(mktemp -d /tmp/kb-small-XXXXXX)          # removed by collect
   SUITE=$("$PY" tools/kernelbench_check.py --small-suite "$small" ${only:+--only "$only"}) \
     || { echo "could not write the suite at CPU sizes" >&2; exit 2; }
   CANDS="$SUITE/candidates"
@@ -113,7 +130,7 @@ newest_run() {
 }
 while kill -0 "$bpid" 2>/dev/null; do       # results as they come: the running scoreboard
   run=$(newest_run)
-  [ -n "$run" ] && [ -f "$run/scoreboard.json" ] && cp "$run/scoreboard.json" "$OUT/scoreboard.json" 2>/dev/null
+  [ -n "$run" ] && [ -f "$run/scoreboard.json" ] && cp "$run/scoreboard.json" "$RESULT/scoreboard.json" 2>/dev/null
   sleep 5
 done
 wait "$bpid"; rc=$?
