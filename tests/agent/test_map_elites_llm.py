@@ -91,7 +91,7 @@ def test_cell_targeting_inspirations_and_a_meta_prompt_rewrite(tmp_path):
     assert "Archive (map-elites):" in story and "prompt p001 (rewrite, rewrote 'philosophy' of p000)" in story
     assert "prompt rewrite of 'strategies' failed" in story
     a = grid.rebuild(view)
-    assert a.prompt_scores["p001"]["uses"] == 2 and [p["id"] for p in a.prompts] == ["p000", "p001"]
+    assert a.prompt_uses()["p001"]["uses"] == 2 and [p["id"] for p in a.prompts] == ["p000", "p001"]
 
     # report.md: the archive section with the prompt versions and the failed rewrite
     report = (folder.root / "report.md").read_text()

@@ -5,7 +5,7 @@ generation, the migrations and the system-prompt versions. The session's report 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from aka.spec.search import Cell
 
@@ -15,18 +15,23 @@ TOOK = ("new cell", "replaced")
 
 @dataclass
 class History:
-    """The archive over a whole session."""
+    """The archive over a whole session (or up to one of its events)."""
 
     islands: list[dict[str, dict[str, Any]]] = field(default_factory=list)
-    """Per island at the end: cell key -> elite (version, cell, fitness, basis)."""
+    """Per island at the end: cell key -> elite (version, cell, fitness, basis, and the kernel's
+    name when the reader gave a way to find it)."""
     generations: list[dict[str, Any]] = field(default_factory=list)
     """Per generation: number, candidates filed, cells taken, filled cells per island and overall
     after its filings and after the migration that followed it (None when none did)."""
+    filings: list[dict[str, Any]] = field(default_factory=list)
+    """Per filed candidate: event seq, version, generation, verdict, cells filled after it."""
     migrations: list[dict[str, Any]] = field(default_factory=list)
-    """Per migration: the generation it followed and every offer with its verdict."""
+    """Per migration: event seq, the generation it followed and every offer with its verdict."""
     prompts: list[dict[str, Any]] = field(default_factory=list)
-    """Prompt versions created: id, origin, parent, rewritten section, uses, best fitness."""
+    """Prompt versions created: the journaled version (id, origin, parent, rewritten section,
+    sections, diff) with its event seq and model call, and its uses and best fitness."""
     failed_rewrites: list[dict[str, Any]] = field(default_factory=list)
+    selections: int = 0
 
     def merged(self) -> dict[str, dict[str, Any]]:
         """Cell key -> the fittest elite holding it on any island."""
@@ -37,35 +42,46 @@ class History:
                     out[k] = e
         return out
 
+    def best(self) -> dict[str, Any] | None:
+        return max(self.merged().values(), key=lambda e: (e["fitness"], e["version"]), default=None)
 
-def replay(events: Iterable[Any]) -> History | None:
-    """The archive of EVENTS (objects with `kind` and `data`); None for a session that kept none."""
+    def prompt_uses(self) -> dict[str, dict[str, Any]]:
+        """Prompt version -> uses and the best fitness of the kernels proposed with it."""
+        return {p["id"]: {"uses": p["uses"], "fitness": p["fitness"]} for p in self.prompts}
+
+
+KINDS = ("select", "archive", "migrate", "prompt")
+
+
+def replay(events: Iterable[Any], name: Callable[[str], str] | None = None) -> History | None:
+    """The archive of EVENTS (objects with `seq`, `kind` and `data`); None for a session that kept
+    none. NAME, when given, finds a version's kernel name for its elite."""
     h, elites, prompt, seen = History(), {}, None, False
     uses: dict[str, dict[str, Any]] = {}
     for e in events:
         d = e.data
-        if e.kind not in ("select", "archive", "migrate", "prompt"):
+        if e.kind not in KINDS:
             continue
         seen = True
         if e.kind == "select":
+            h.selections += 1
             prompt = d.get("prompt")
             _grow(h.islands, int(d.get("island", 0)))
         elif e.kind == "archive":
-            _file(h, d, elites)
+            _file(h, e.seq, d, elites, name)
             if prompt:
                 score = uses.setdefault(prompt, {"uses": 0, "fitness": None})
                 score["uses"] += 1
                 if d.get("fitness") is not None:
                     score["fitness"] = max(score["fitness"] or 0.0, d["fitness"])
         elif e.kind == "migrate":
-            _migrate(h, d, elites)
+            _migrate(h, e.seq, d, elites)
         elif d.get("version"):
             v = d["version"]
-            h.prompts.append({"id": v.get("id"), "origin": v.get("origin", d.get("origin", "")),
-                              "parent": v.get("parent"), "rewritten": v.get("rewritten")})
+            h.prompts.append({**v, "origin": v.get("origin", d.get("origin", "")), "seq": e.seq,
+                              "llm_call": d.get("llm_call")})
         elif d.get("failure"):
-            h.failed_rewrites.append({"section": d.get("section"), "failure": d["failure"],
-                                      "generation": d.get("generation")})
+            h.failed_rewrites.append({"seq": e.seq, **d})
     for p in h.prompts:
         p.update(uses.get(p["id"], {"uses": 0, "fitness": None}))
     return h if seen else None
@@ -83,7 +99,8 @@ def _generation(h: History, number: int) -> dict[str, Any]:
     return h.generations[-1]
 
 
-def _file(h: History, d: dict[str, Any], elites: dict[str, dict]) -> None:
+def _file(h: History, seq: int, d: dict[str, Any], elites: dict[str, dict],
+          name: Callable[[str], str] | None) -> None:
     island = int(d.get("island", 0))
     _grow(h.islands, island)
     g = _generation(h, int(d.get("generation", 0)))
@@ -91,10 +108,14 @@ def _file(h: History, d: dict[str, Any], elites: dict[str, dict]) -> None:
     if d.get("verdict") in TOOK:
         elite = {"version": d["version"], "cell": d["cell"], "fitness": float(d.get("fitness") or 0.0),
                  "basis": d.get("basis", "")}
+        if name is not None:
+            elite["name"] = name(d["version"])
         elites[d["version"]] = elite
         h.islands[island][d["cell"]] = elite
         g["took"] += 1
     g["filled"], g["cells"] = [len(c) for c in h.islands], len(h.merged())
+    h.filings.append({"seq": seq, "version": d.get("version"), "generation": int(d.get("generation", 0)),
+                      "cells": g["cells"], "verdict": d.get("verdict", "")})
 
 
 def migrated_after(d: dict[str, Any]) -> int:
@@ -103,13 +124,14 @@ def migrated_after(d: dict[str, Any]) -> int:
     return int(d.get("generation") or 0) - 1
 
 
-def _migrate(h: History, d: dict[str, Any], elites: dict[str, dict]) -> None:
+def _migrate(h: History, seq: int, d: dict[str, Any], elites: dict[str, dict]) -> None:
     after = migrated_after(d)
     for m in d.get("moves", []):
         _grow(h.islands, int(m["to"]))
         if m.get("verdict") in TOOK and m["version"] in elites:
             h.islands[int(m["to"])][m["cell"]] = elites[m["version"]]
-    h.migrations.append({"after": after, "moves": list(d.get("moves", []))})
+    h.migrations.append({"seq": seq, "generation": d.get("generation"), "after": after,
+                         "moves": list(d.get("moves", []))})
     if h.generations and h.generations[-1]["generation"] == after:
         h.generations[-1]["after_migration"] = [len(c) for c in h.islands]
 
