@@ -99,7 +99,7 @@ def test_only_a_shipped_candidates_compiles_are_published(evaluator, fixture_op,
 
 
 def test_the_judge_counts_what_a_candidates_process_compiled_itself(tmp_path, monkeypatch):
-    from aka.evaluate.judge import Remote
+    from aka.evaluate.remote import Remote
 
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "judges"))
     _entry(tmp_path / "judges", "timer")
