@@ -55,8 +55,14 @@ group's missing files and loads the binary alone."""
 
 def _not_runtime(folder: str, names: list[str]) -> set[str]:
     """copytree's filter for seeding: drop locks, unfinished writes and intermediate code."""
-    return {n for n in names if ".tmp" in n or n.endswith(".lock") or n.startswith("tmp.")
+    return {n for n in names if _unfinished(n) or n.endswith(".lock")
             or (os.path.isfile(os.path.join(folder, n)) and not n.endswith(RUNTIME))}
+
+
+def _unfinished(name: str) -> bool:
+    """A write still under way or cut off: aka's staging copies (`.tmp<pid>`) and Triton's (a
+    `tmp.pid_...` folder inside the entry)."""
+    return ".tmp" in name or name.startswith("tmp.")
 
 
 def relocate(cache: str) -> int:
@@ -145,6 +151,6 @@ def _complete(folder: str) -> bool:
     second each) once it holds only the finished module. Triton writes a file through a `tmp.*`
     folder inside the entry, so an interrupted write fails both tests."""
     names = os.listdir(folder)
-    if not names or any(".tmp" in n or n.startswith("tmp.") for n in names):
+    if not names or any(_unfinished(n) for n in names):
         return False
     return any(n.startswith("__grp__") for n in names) or all(n.endswith(".so") for n in names)

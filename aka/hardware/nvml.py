@@ -93,6 +93,9 @@ def visible_device() -> int | str | None:
 def device_info(index: int | str | None = None) -> dict[str, Any]:
     """NVML facts for GPU `index` (an NVML index or a UUID; by default the device this process's
     CUDA sees first), or {'available': False, 'reason': ...} without NVML or a GPU."""
+    which = visible_device() if index is None else index
+    if which is None:
+        return {"available": False, "reason": "CUDA_VISIBLE_DEVICES hides every GPU from this process"}
     try:
         import pynvml as nv
     except ImportError:
@@ -101,10 +104,6 @@ def device_info(index: int | str | None = None) -> dict[str, Any]:
         nv.nvmlInit()
     except nv.NVMLError as exc:
         return {"available": False, "reason": f"NVML could not start (no NVIDIA driver or GPU?): {exc}"}
-    which = visible_device() if index is None else index
-    if which is None:
-        nv.nvmlShutdown()
-        return {"available": False, "reason": "CUDA_VISIBLE_DEVICES hides every GPU from this process"}
     try:
         if isinstance(which, str):
             handle = nv.nvmlDeviceGetHandleByUUID(which)
