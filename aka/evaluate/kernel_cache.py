@@ -149,8 +149,10 @@ def _complete(folder: str) -> bool:
     """A kernel entry once Triton wrote its group file (last); a host module entry (the launcher
     Triton builds with the C compiler for each kernel signature, or its driver utilities: about a
     second each) once it holds only the finished module. Triton writes a file through a `tmp.*`
-    folder inside the entry, so an interrupted write fails both tests."""
-    names = os.listdir(folder)
-    if not names or any(_unfinished(n) for n in names):
+    folder inside the entry, so an interrupted write fails both tests. Triton writes plain files
+    only: an entry holding a link or a folder was not written by it and is never shared."""
+    items = list(os.scandir(folder))
+    names = [i.name for i in items]
+    if not names or any(_unfinished(n) for n in names) or not all(i.is_file(follow_symlinks=False) for i in items):
         return False
     return any(n.startswith("__grp__") for n in names) or all(n.endswith(".so") for n in names)

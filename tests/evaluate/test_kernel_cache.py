@@ -64,7 +64,8 @@ def test_publish_adds_complete_new_entries_whole(tmp_path, monkeypatch):
 
 def test_host_launchers_are_published_once_written_whole(tmp_path, monkeypatch):
     """Triton 3.6 builds a C launcher per kernel signature (and its driver utilities) with the C
-    compiler, cached as a lone module without a group file; an interrupted write leaves a tmp folder."""
+    compiler, cached as a lone module without a group file; an interrupted write leaves a tmp folder;
+    Triton writes no links, so an entry holding one is not shared."""
     root, work = tmp_path / "root", tmp_path / "work"
     monkeypatch.setenv("AKA_JOBS_ROOT", str(root))
     own = work / ".triton" / "cache"
@@ -76,6 +77,11 @@ def test_host_launchers_are_published_once_written_whole(tmp_path, monkeypatch):
         for f in files:
             (own / name / f).parent.mkdir(parents=True, exist_ok=True)
             (own / name / f).write_bytes(b"\x7fELF")
+    (own / "linked").mkdir()                                   # a link posing as a module, or as a kernel's binary
+    (own / "linked" / "__triton_launcher.cpython-312-x86_64-linux-gnu.so").symlink_to("/etc/passwd")
+    _entry(own, "linked-kernel")
+    (own / "linked-kernel" / "k.cubin").unlink()
+    (own / "linked-kernel" / "k.cubin").symlink_to("/etc/passwd")
     assert kernel_cache.publish(str(work)) == 2
     assert sorted(os.listdir(root / kernel_cache.SHIPPED)) == ["launcher", "utils"]
 
