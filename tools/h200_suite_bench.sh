@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# On a lent H200 (device tool), from the repository root: tools/suite_bench.py over one or more
+# suites, every reference kernel judged and timed against eager, torch.compile and the operator's
+# production baseline. With as many GPUs as suites, each suite runs on its own GPU at the same time
+# (CUDA_VISIBLE_DEVICES); otherwise the suites run one after another inside the same budget.
+#
+#   bash tools/h200_suite_bench.sh [--budget-s S] [--from DIR] [--ops A,B] [--label L] [--calibrate] SUITE...
+#
+#   --budget-s S   wall budget of this script (default 540): no operator starts after S-120 s, and
+#                  whatever still runs at S is stopped (its operator is lost; finished ones are kept)
+#   --from DIR     earlier calls' results (DIR/<suite>.json, carried into the working tree): the
+#                  suite continues where they stopped
+#   --ops A,B      only these operators (in every suite that has them)
+#   --calibrate    `aka doctor --calibrate` first, so decode shapes get launch-adjusted SOL
+#
+# Carry .whl (installed into /tmp/site when present). $OUT gets gpu.txt and, per suite,
+# <suite>.json, <suite>.md and <suite>.log: 7 files for two suites, 8 with --calibrate.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+T0=$(date +%s)
+budget=540 from="" ops="" label="" calibrate=0 suites=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --budget-s) budget="$2"; shift 2 ;;
+    --from) from="$2"; shift 2 ;;
+    --ops) ops="$2"; shift 2 ;;
+    --label) label="$2"; shift 2 ;;
+    --calibrate) calibrate=1; shift ;;
+    -*) echo "h200_suite_bench.sh: unknown argument $1 (see the header of $0)" >&2; exit 2 ;;
+    *) suites+=("${1%/}"); shift ;;
+  esac
+done
+: "${OUT:?set OUT to the folder that receives the results}"
+[ ${#suites[@]} -gt 0 ] || { echo "h200_suite_bench.sh: name at least one suite folder" >&2; exit 2; }
+for s in "${suites[@]}"; do [ -d "$s" ] || { echo "no suite folder $s" >&2; exit 2; }; done
+[ -z "$from" ] || [ -d "$from" ] || { echo "--from: no folder $from" >&2; exit 2; }
+mkdir -p "$OUT"
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1 AKA_CACHE_DIR="${AKA_CACHE_DIR:-/tmp/aka-cache}"
+if compgen -G ".whl/*.whl" > /dev/null && [ ! -f /tmp/site/.aka-wheels ]; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+    || { echo "installing .whl/*.whl failed" >&2; exit 3; }
+  touch /tmp/site/.aka-wheels
+fi
+[ -d /tmp/site ] && export PYTHONPATH="/tmp/site:$PYTHONPATH"
+nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv > "$OUT/gpu.txt" \
+  || { echo "no GPU (nvidia-smi failed)" >&2; exit 3; }
+label="${label:-$(git rev-parse --short HEAD 2>/dev/null)}"
+echo "commit $label" >> "$OUT/gpu.txt"
+ngpu=$(($(wc -l < "$OUT/gpu.txt") - 2))
+[ "$calibrate" = 1 ] && { python3 -m aka doctor --calibrate --json > "$OUT/calibration.json" 2>&1 \
+  || echo "aka doctor --calibrate failed (calibration.json says why); SOL stays unadjusted" >&2; }
+
+run_suite() {  # suite gpu stop-after
+  local name; name=$(basename "$1")
+  [ -n "$from" ] && [ -f "$from/$name.json" ] && cp "$from/$name.json" "$OUT/$name.json"
+  CUDA_VISIBLE_DEVICES="$2" timeout --signal=TERM --kill-after=10 $((budget - ($(date +%s) - T0) - 5)) \
+    python3 tools/suite_bench.py "$1" --out "$OUT/$name.json" --markdown "$OUT/$name.md" \
+    --stop-after-s "$3" --label "$label" ${ops:+--ops "$ops"} > "$OUT/$name.log" 2>&1
+  echo "$name: exit $? after $(($(date +%s) - T0)) s (gpu $2)" | tee -a "$OUT/gpu.txt"
+}
+
+if [ "$ngpu" -ge ${#suites[@]} ]; then
+  i=0
+  for s in "${suites[@]}"; do run_suite "$s" "$i" $((budget - 120 - ($(date +%s) - T0))) & i=$((i + 1)); done
+  wait
+else
+  for s in "${suites[@]}"; do run_suite "$s" 0 $((budget - 120 - ($(date +%s) - T0))); done
+fi
+for s in "${suites[@]}"; do
+  name=$(basename "$s")
+  [ -f "$OUT/$name.json" ] && python3 tools/suite_bench.py --render "$OUT/$name.json" > "$OUT/$name.md"
+  tail -n 1 "$OUT/$name.log"
+done
