@@ -2,7 +2,8 @@
 # On a lent H200 (device tool), from the repository root: tools/suite_bench.py over one or more
 # suites, every reference kernel judged and timed against eager, torch.compile and the operator's
 # production baseline. With as many GPUs as suites, each suite runs on its own GPU at the same time
-# (CUDA_VISIBLE_DEVICES); otherwise the suites run one after another inside the same budget.
+# (the GPUs CUDA_VISIBLE_DEVICES lists, else every GPU); otherwise the suites run one after another
+# on the first of them, inside the same budget.
 #
 #   bash tools/h200_suite_bench.sh [--budget-s S] [--from DIR] [--ops A,B] [--label L] [--calibrate] SUITE...
 #
@@ -46,7 +47,8 @@ nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.sm,clocks.m
   || { echo "no GPU (nvidia-smi failed)" >&2; exit 3; }
 label="${label:-$(git rev-parse --short HEAD 2>/dev/null)}"
 echo "commit $label" >> "$OUT/gpu.txt"
-ngpu=$(($(wc -l < "$OUT/gpu.txt") - 2))
+if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then gpus=(${CUDA_VISIBLE_DEVICES//,/ }); else
+  mapfile -t gpus < <(seq 0 $(($(wc -l < "$OUT/gpu.txt") - 3))); fi
 [ "$calibrate" = 1 ] && { python3 -m aka doctor --calibrate --json > "$OUT/calibration.json" 2>&1 \
   || echo "aka doctor --calibrate failed (calibration.json says why); SOL stays unadjusted" >&2; }
 
@@ -59,12 +61,12 @@ run_suite() {  # suite gpu stop-after
   echo "$name: exit $? after $(($(date +%s) - T0)) s (gpu $2)" | tee -a "$OUT/gpu.txt"
 }
 
-if [ "$ngpu" -ge ${#suites[@]} ]; then
+if [ ${#gpus[@]} -ge ${#suites[@]} ]; then
   i=0
-  for s in "${suites[@]}"; do run_suite "$s" "$i" $((budget - 120 - ($(date +%s) - T0))) & i=$((i + 1)); done
+  for s in "${suites[@]}"; do run_suite "$s" "${gpus[$i]}" $((budget - 120 - ($(date +%s) - T0))) & i=$((i + 1)); done
   wait
 else
-  for s in "${suites[@]}"; do run_suite "$s" 0 $((budget - 120 - ($(date +%s) - T0))); done
+  for s in "${suites[@]}"; do run_suite "$s" "${gpus[0]}" $((budget - 120 - ($(date +%s) - T0))); done
 fi
 for s in "${suites[@]}"; do
   name=$(basename "$s")

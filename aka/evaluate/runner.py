@@ -290,7 +290,8 @@ def _graph_batch(call: Any, n: int) -> tuple[Any, str]:
         torch.cuda.current_stream().wait_stream(stream)
         torch.cuda.synchronize()
     except Exception:  # noqa: BLE001 - not capturable: plain launches
-        torch.cuda.synchronize()
+        from aka.evaluate.timing import recover_failed_capture
+        recover_failed_capture(torch)
         return None, ""
 
     def run() -> None:

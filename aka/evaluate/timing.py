@@ -104,6 +104,23 @@ def call_spans(activities: list[tuple[str, float, float]]) -> list[float]:
     return spans
 
 
+def recover_failed_capture(torch) -> None:
+    """Make the CUDA RNG usable again after a graph capture that failed part-way.
+
+    A capture that a host sync or an uncapturable op breaks ends in CUDAGraph.capture_end raising
+    before the RNG's capture epilogue runs, so PyTorch's default CUDA generator still believes a
+    capture is under way and every later random draw on the GPU raises "Offset increment outside
+    graph capture encountered unexpectedly" (an operator's make_inputs among them). The generator
+    gets a fresh state object with the same seed and offset."""
+    torch.cuda.synchronize()
+    gen = torch.cuda.default_generators[torch.cuda.current_device()]
+    if not hasattr(gen, "graphsafe_set_state"):        # PyTorch before 2.5 keeps no such flag
+        return
+    fresh = torch.Generator(device=gen.device)
+    fresh.set_state(gen.get_state())
+    gen.graphsafe_set_state(fresh.graphsafe_get_state())
+
+
 class GpuTimer:
     """Times callables on the current CUDA stream; one instance per worker process."""
 
@@ -152,7 +169,7 @@ class GpuTimer:
             try:
                 return self._graph_bench(calls, reps)
             except Exception as exc:  # noqa: BLE001 - any capture/profiler failure falls back
-                torch.cuda.synchronize()
+                recover_failed_capture(torch)
                 timing = self._events_bench(calls, reps)
                 timing.note = f"graph capture failed ({str(exc)[:120]}); timed with events"
                 return timing

@@ -77,6 +77,25 @@ def test_a_forced_method_is_the_one_used_on_the_gpu():
         timer.bench(many_small, method="cupti")
 
 
+@pytest.mark.gpu
+@pytest.mark.skipif(not (__import__("torch").cuda.is_available()), reason="needs a CUDA device")
+def test_a_failed_capture_leaves_random_draws_working():
+    """A baseline that syncs (boolean-mask indexing) cannot be captured; the fallback to events
+    must not leave PyTorch's CUDA generator mid-capture, or the next operator's inputs fail."""
+    import torch
+
+    from aka.evaluate.timing import GpuTimer
+
+    x = torch.randn(4096, device="cuda")
+    syncs = [lambda: x[x > 0].sum()]                     # nonzero: a host sync under capture
+    timing = GpuTimer(reps=10).bench(syncs, method="graph")
+    assert timing.method == "events" and "graph capture failed" in timing.note
+    torch.manual_seed(0)
+    a = torch.randn(8, device="cuda")
+    torch.manual_seed(0)
+    assert torch.equal(a, torch.randn(8, device="cuda"))
+
+
 def test_flush_covers_every_cache_level():
     from aka.evaluate.timing import L2_FLUSH_BYTES, flush_bytes
 
