@@ -5,8 +5,13 @@ operator's production baseline where it names one (op.yaml `production:`).
   PYTHONPATH=. python3 tools/suite_bench.py suites/llm-inference --out OUT/suite.json \
       [--ops rmsnorm,softmax] [--stop-after-s 480] [--label COMMIT] [--markdown OUT/suite.md]
   PYTHONPATH=. python3 tools/suite_bench.py --render OUT/suite.json   # the tables again, no GPU needed
+  PYTHONPATH=. python3 tools/suite_bench.py SUITE --out OUT/suite.json --match-baselines   # older results
 
-Baselines are timed once per operator (with its first kernel) and reused for its other kernels.
+Every kernel is set against baselines timed its way (CUDA graph or events) at each shape: the first
+kernel's evaluation times the baselines, and a later kernel timed another way at a shape gets them
+timed that way too, once per (shape, method). Results from before that (rows marked †) are matched
+afterwards with --match-baselines, which times only the missing pairs.
+
 Results accumulate in --out, one operator at a time, so a run cut short by a time limit resumes
 where it stopped; --stop-after-s starts no new operator after that many seconds.
 Needs a CUDA GPU to measure: interpreter times are not GPU performance.
@@ -20,6 +25,7 @@ import math
 import os
 import sys
 import time
+from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -53,6 +59,24 @@ def baseline_method(us: float | None, recorded: str | None) -> str | None:
     return "events" if us >= GRAPH_BELOW_US else "graph"
 
 
+BASELINES = ("eager", "compile", "production")
+"""Row field stems of the baselines; the harness names torch.compile's timing 'torch.compile'."""
+
+
+def _harness_name(b: str) -> str:
+    return "torch.compile" if b == "compile" else b
+
+
+def match(row: dict, times: dict[str, float], methods: dict[str, str] | None = None) -> dict:
+    """Set a row's baseline times, how each was timed, and the kernel's speedup over each."""
+    for b in BASELINES:
+        us = times.get(_harness_name(b))
+        row[f"{b}_us"] = us
+        row[f"{b}_method"] = baseline_method(us, (methods or {}).get(_harness_name(b)))
+        row[f"x_{b}"] = _ratio(us, row["us"])
+    return row
+
+
 def rows_of(result: dict, kernel: str, baselines: dict[str, dict[str, float]],
             methods: dict[str, dict[str, str]] | None = None) -> list[dict]:
     """One row per timed visible shape of an evaluation result (held-out shapes are checked, not tabled)."""
@@ -60,22 +84,12 @@ def rows_of(result: dict, kernel: str, baselines: dict[str, dict[str, float]],
     for s in result["shapes"]:
         if s["held_out"] or not s.get("time"):
             continue
-        t = s["time"]["median_us"]
-        base = baselines.get(s["id"], {})
-        how = (methods or {}).get(s["id"], {})
         ro = s.get("roofline") or {}
-        rows.append({"kernel": kernel, "shape": s["id"], "us": t, "cv": s["time"]["cv"],
-                     "method": s["time"]["method"],
-                     "eager_us": base.get("eager"), "compile_us": base.get("torch.compile"),
-                     "production_us": base.get("production"),
-                     "eager_method": baseline_method(base.get("eager"), how.get("eager")),
-                     "compile_method": baseline_method(base.get("torch.compile"), how.get("torch.compile")),
-                     "production_method": baseline_method(base.get("production"), how.get("production")),
-                     "x_eager": _ratio(base.get("eager"), t),
-                     "x_compile": _ratio(base.get("torch.compile"), t),
-                     "x_production": _ratio(base.get("production"), t),
-                     "sol": ro.get("sol"), "sol_cal": ro.get("sol_calibrated"),
-                     "sol_launch": ro.get("sol_launch_adjusted"), "flag": ro.get("flag", "")})
+        row = {"kernel": kernel, "shape": s["id"], "us": s["time"]["median_us"], "cv": s["time"]["cv"],
+               "method": s["time"]["method"]}
+        match(row, baselines.get(s["id"], {}), (methods or {}).get(s["id"]))
+        rows.append(row | {"sol": ro.get("sol"), "sol_cal": ro.get("sol_calibrated"),
+                           "sol_launch": ro.get("sol_launch_adjusted"), "flag": ro.get("flag", "")})
     return rows
 
 
@@ -88,19 +102,75 @@ def kernel_entry(result: dict, kernel: str, baselines: dict, methods: dict | Non
             "rows": rows_of(result, kernel, baselines, methods)}
 
 
+class BaselineTable:
+    """An operator's baseline timings per (shape, timing method): each kernel is set against
+    baselines timed the way it was timed at that shape, and a (shape, method) pair is timed once.
+    The key is the method asked for; what each baseline got (a capture that failed falls back to
+    events) is kept beside its time, and the table marks such a row."""
+
+    def __init__(self, data: dict | None = None):
+        self.data: dict[str, dict[str, dict]] = data or {}
+
+    def record(self, shape: str, method: str, timings: dict[str, dict]) -> None:
+        """TIMINGS: baseline name -> {'median_us', 'method', ...} (a harness Timing's dict)."""
+        self.data.setdefault(shape, {})[method] = {
+            "times": {b: t["median_us"] for b, t in timings.items()},
+            "methods": {b: t.get("method") for b, t in timings.items()}}
+
+    def has(self, shape: str, method: str) -> bool:
+        return method in self.data.get(shape, {})
+
+    def missing(self, rows: list[dict]) -> dict[str, str]:
+        """Shape -> method of the GPU-timed rows no baseline was timed for yet."""
+        return {r["shape"]: r["method"] for r in rows
+                if r["method"] in ("graph", "events") and not self.has(r["shape"], r["method"])}
+
+    def matched(self, rows: list[dict]) -> list[dict]:
+        """The rows set against their own method's baselines (another method's when none was timed)."""
+        for r in rows:
+            by = self.data.get(r["shape"], {})
+            got = by.get(r["method"]) or next(iter(by.values()), None)
+            if got:
+                match(r, got["times"], got["methods"])
+        return rows
+
+
+def time_missing(ev: Any, spec: Any, table: BaselineTable, rows: list[dict], timeout_s: float) -> str | None:
+    """Time the baselines the rows need and the table lacks; a failure is returned, not raised
+    (the rows then keep another method's baselines and their mark)."""
+    from aka.errors import WorkerError
+    from aka.evaluate.evaluator import EvalOptions
+
+    need = table.missing(rows)
+    if not need:
+        return None
+    try:
+        got = ev.time_baselines(spec, need, EvalOptions(timeout_s=timeout_s))
+    except WorkerError as exc:
+        return f"timing baselines for {sorted(need)} failed: {str(exc)[:300]}"
+    for sid, row in got.items():
+        table.record(sid, need[sid], {b: asdict(t) for b, t in row.items()})
+    return None
+
+
 def bench_op(ev: Any, op_dir: Path, kernels: list[Path], timeout_s: float = 900) -> dict:
-    """Evaluate every kernel of one operator; baselines come from the first kernel's run."""
+    """Evaluate every kernel of one operator, each against baselines timed its way at every shape:
+    the first kernel's evaluation times them; later kernels time only (shape, method) pairs not
+    timed yet."""
     from aka.evaluate.evaluator import EvalOptions
     from aka.spec.load import load_op
 
     spec = load_op(op_dir)
     entry: dict = {"kernels": {}, "baselines": {}}
+    table = BaselineTable()
     start = time.monotonic()
     for i, k in enumerate(kernels):
         opts = EvalOptions(baselines=None if i == 0 else (), timeout_s=timeout_s)
         res = ev.evaluate(spec, k, opts).to_dict()
         if i == 0:
             timed = [s for s in res["shapes"] if s.get("baselines")]
+            for s in timed:
+                table.record(s["id"], s["time"]["method"], s["baselines"])
             entry["baselines"] = {s["id"]: {b: v["median_us"] for b, v in s["baselines"].items()} for s in timed}
             entry["baseline_methods"] = {s["id"]: {b: v["method"] for b, v in s["baselines"].items()} for s in timed}
             entry["baseline_notes"] = {f"{s['id']}/{b}": v["note"] for s in timed
@@ -110,10 +180,54 @@ def bench_op(ev: Any, op_dir: Path, kernels: list[Path], timeout_s: float = 900)
                 entry["production"] = {"library": spec.production.library, "note": spec.production.note,
                                        "file": os.path.relpath(spec.production.file, op_dir.resolve())}
                 entry["production_notes"] = [n for n in res.get("notes", []) if "production" in n]
-        entry["kernels"][k.stem] = kernel_entry(res, k.stem, entry["baselines"], entry.get("baseline_methods"))
+        kentry = kernel_entry(res, k.stem, entry["baselines"], entry.get("baseline_methods"))
+        if i > 0 and res["status"] == "accepted":
+            failed = time_missing(ev, spec, table, kentry["rows"], timeout_s)
+            if failed:
+                entry.setdefault("baseline_failures", []).append(f"{k.stem}: {failed}")
+        table.matched(kentry["rows"])
+        entry["kernels"][k.stem] = kentry
         print(f"{op_dir.name}/{k.stem}: {res['status']} ({res.get('wall_s', 0):.1f} s)", flush=True)
+    entry["baselines_by_method"] = table.data
     entry["wall_s"] = round(time.monotonic() - start, 1)
     return entry
+
+
+def rematch(ev: Any, suite: Path, data: dict, ops: set[str], save: Any = lambda: None,
+            stop_after_s: float = math.inf, timeout_s: float = 900) -> list[str]:
+    """Results measured before every kernel got its own method's baselines: time the (shape,
+    method) pairs their rows lack and set every row against its own. The first kernel's rows give
+    the baselines already timed (they were timed its way). Returns the operators changed."""
+    from aka.spec.load import load_op
+
+    changed, start = [], time.monotonic()
+    for op, entry in data["ops"].items():
+        if (ops and op not in ops) or not entry["kernels"]:
+            continue
+        if time.monotonic() - start > stop_after_s:
+            print(f"stopping before {op}: --stop-after-s {stop_after_s:g} reached", flush=True)
+            break
+        table = BaselineTable(entry.get("baselines_by_method"))
+        if not table.data:
+            first = next(iter(entry["kernels"].values()))
+            for r in first["rows"]:
+                table.data.setdefault(r["shape"], {})[r["method"]] = {
+                    "times": {_harness_name(b): r[f"{b}_us"] for b in BASELINES if r.get(f"{b}_us") is not None},
+                    "methods": {_harness_name(b): r.get(f"{b}_method") for b in BASELINES}}
+        rows = [r for k in entry["kernels"].values() for r in k["rows"]]
+        if not table.missing(rows):
+            entry["baselines_by_method"] = table.data
+            continue
+        failed = time_missing(ev, load_op(suite / op), table, rows, timeout_s)
+        if failed:
+            entry.setdefault("baseline_failures", []).append(failed)
+        table.matched(rows)
+        entry["baselines_by_method"] = table.data
+        entry["baselines_matched_at"] = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        changed.append(op)
+        save()
+        print(f"{op}: baselines matched", flush=True)
+    return changed
 
 
 def _mixed(row: dict, baseline: str) -> str:
@@ -221,6 +335,9 @@ def main() -> int:
     ap.add_argument("--label", default="", help="recorded with the results (e.g. the commit)")
     ap.add_argument("--markdown", type=Path)
     ap.add_argument("--render", type=Path, help="print the tables of an existing results file and exit")
+    ap.add_argument("--match-baselines", action="store_true",
+                    help="measure no kernel: time the baselines the rows of --out lack for their own timing "
+                         "method (results from before every kernel got its own) and set each row against them")
     args = ap.parse_args()
     if args.render:
         print(markdown(load(args.render)), end="")
@@ -240,8 +357,13 @@ def main() -> int:
     start = time.monotonic()
     with WorkerPool("cuda") as pool:
         ev = Evaluator(pool)
+        if args.match_baselines:
+            if not args.out.exists():
+                ap.error(f"--match-baselines: no results file {args.out}")
+            rematch(ev, args.suite, data, wanted, lambda: args.out.write_text(json.dumps(data, indent=1)),
+                    args.stop_after_s)
         for op, kernels in kernels_by_op(args.suite, root).items():
-            if (wanted and op not in wanted) or op in data["ops"] or not kernels:
+            if (wanted and op not in wanted) or op in data["ops"] or not kernels or args.match_baselines:
                 continue
             if time.monotonic() - start > args.stop_after_s:
                 print(f"stopping before {op}: --stop-after-s {args.stop_after_s:g} reached", flush=True)

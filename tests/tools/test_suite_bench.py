@@ -133,3 +133,78 @@ def test_an_operator_with_a_production_baseline_through_the_harness(sb, evaluato
                                    "note": "a test fixture, not a serving stack's kernel"}
     rows = entry["kernels"]["honest_rmsnorm"]["rows"]
     assert rows and all(r["production_us"] > 0 and r["production_method"] == "cpu-interpreter" for r in rows)
+
+
+class _FakeEvaluator:
+    """Evaluations in the order given; baselines timed on request at 30 µs (events) or 5 µs (graph)."""
+
+    def __init__(self, results):
+        self.results, self.asked = iter(results), []
+
+    def evaluate(self, spec, kernel, options):
+        res = next(self.results)
+        return type("R", (), {"to_dict": lambda self: res})()
+
+    def time_baselines(self, spec, methods, options=None):
+        from aka.spec.result import Timing
+
+        self.asked.append(dict(methods))
+        us = {"events": 30.0, "graph": 5.0}
+        return {sid: {b: Timing(us[m] * f, 0.0, 0.01, 10, m) for b, f in (("eager", 2.0), ("torch.compile", 1.0))}
+                for sid, m in methods.items()}
+
+
+def _timed(sid, us, method, baselines=None):
+    s = _shape(sid, us)
+    s["time"]["method"] = method
+    if baselines:
+        s["baselines"] = {b: {"median_us": v, "method": method, "note": ""} for b, v in baselines.items()}
+    return s
+
+
+def test_every_kernel_is_set_against_baselines_timed_its_own_way(sb, tmp_path):
+    """The first kernel ran with events at s1 and a graph at s2; a later graphed kernel at s1 gets
+    graph-timed baselines there (timed once, not again for a third kernel), and no row is marked."""
+    first = _result("accepted", [_timed("s1", 40.0, "events", {"eager": 60.0, "torch.compile": 30.0}),
+                                 _timed("s2", 4.0, "graph", {"eager": 10.0, "torch.compile": 5.0})])
+    second = _result("accepted", [_timed("s1", 4.0, "graph"), _timed("s2", 4.0, "graph")])
+    third = _result("accepted", [_timed("s1", 2.5, "graph"), _timed("s2", 2.0, "graph")])
+    ev = _FakeEvaluator([first, second, third])
+    suite = ROOT / "suites" / "llm-inference"
+    entry = sb.bench_op(ev, suite / "silu_and_mul", [Path("a.py"), Path("b.py"), Path("c.py")])
+    assert ev.asked == [{"s1": "graph"}]
+    b, c = entry["kernels"]["b"]["rows"], entry["kernels"]["c"]["rows"]
+    assert (b[0]["eager_us"], b[0]["compile_us"], b[0]["compile_method"]) == (10.0, 5.0, "graph")
+    assert c[0]["x_compile"] == pytest.approx(2.0) and b[1]["x_compile"] == pytest.approx(1.25)
+    a = entry["kernels"]["a"]["rows"]
+    assert (a[0]["compile_us"], a[0]["compile_method"]) == (30.0, "events")
+    table = sb.markdown({"format": sb.FORMAT, "ops": {"silu_and_mul": entry}})
+    assert sb.MIXED not in table
+    assert set(entry["baselines_by_method"]["s1"]) == {"events", "graph"}
+
+
+def test_older_results_are_matched_afterwards_timing_only_the_missing_pairs(sb):
+    base = {"s1": {"eager": 60.0, "torch.compile": 30.0}}
+    methods = {"s1": {"eager": "events", "torch.compile": "events"}}
+    first = sb.kernel_entry(_result("accepted", [_timed("s1", 40.0, "events")]), "first", base, methods)
+    graphed = sb.kernel_entry(_result("accepted", [_timed("s1", 4.0, "graph")]), "graphed", base, methods)
+    data = {"format": sb.FORMAT, "ops": {"silu_and_mul": {"kernels": {"first": first, "graphed": graphed},
+                                                          "baselines": base, "baseline_methods": methods}}}
+    assert sb.MIXED in sb.markdown(data)
+    ev, saved = _FakeEvaluator([]), []
+    changed = sb.rematch(ev, ROOT / "suites" / "llm-inference", data, set(), lambda: saved.append(1))
+    assert changed == ["silu_and_mul"] and saved == [1] and ev.asked == [{"s1": "graph"}]
+    [row] = data["ops"]["silu_and_mul"]["kernels"]["graphed"]["rows"]
+    assert (row["compile_us"], row["compile_method"], row["x_compile"]) == (5.0, "graph", pytest.approx(1.25))
+    assert sb.MIXED not in sb.markdown(data)
+    assert sb.rematch(ev, ROOT / "suites" / "llm-inference", data, set()) == [] and len(ev.asked) == 1
+
+
+def test_a_baseline_that_cannot_be_graphed_keeps_its_mark(sb):
+    """Asked for a graph, a baseline that syncs falls back to events: the row says so (†)."""
+    table = sb.BaselineTable()
+    table.record("s1", "graph", {"eager": {"median_us": 50.0, "method": "events"},
+                                 "torch.compile": {"median_us": 6.0, "method": "graph"}})
+    [row] = table.matched([{"shape": "s1", "us": 3.0, "method": "graph"}])
+    assert table.missing([row]) == {}
+    assert sb._mixed(row, "eager") == sb.MIXED and sb._mixed(row, "compile") == ""
