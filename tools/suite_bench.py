@@ -270,6 +270,45 @@ def summary(ops: dict) -> list[dict]:
     return out
 
 
+def per_shape(ops: dict, target: float = 1.0) -> list[dict]:
+    """Per operator: at each shape the fastest accepted kernel there (what a per-shape dispatcher
+    ships), its speedup over torch.compile where both were timed the same way, and how many shapes
+    reach TARGET; shapes whose fastest kernel has only a baseline timed another way are counted
+    apart (unmatched), never in the means."""
+    out = []
+    for op, entry in sorted(ops.items()):
+        best: dict[str, dict] = {}
+        for k in entry["kernels"].values():
+            if k["status"] != "accepted":
+                continue
+            for r in k["rows"]:
+                if r["shape"] not in best or r["us"] < best[r["shape"]]["us"]:
+                    best[r["shape"]] = r
+        if not best:
+            continue
+        like = {sid: r["x_compile"] for sid, r in best.items() if r.get("x_compile") and not _mixed(r, "compile")}
+        below = sorted(sid for sid, x in like.items() if x < target)
+        out.append({"op": op, "shapes": len(best), "matched": len(like), "x_compile": _geomean(list(like.values())),
+                    "reached": len(like) - len(below), "below": below,
+                    "kernels": sorted({best[sid]["kernel"] for sid in best})})
+    return out
+
+
+def per_shape_markdown(ops: dict) -> str:
+    """The per-shape-best table and the suite's geometric mean over operators."""
+    rows = per_shape(ops)
+    lines = ["| op | fastest kernel per shape × torch.compile (geomean, matched shapes) | shapes ≥ 1.0× | "
+             "shapes below 1.0× | kernels used |", "|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['op']} | {_fmt(r['x_compile'])} ({r['matched']}/{r['shapes']}) | {r['reached']}/{r['matched']} | "
+                     f"{', '.join(r['below']) or '—'} | {', '.join(r['kernels'])} |")
+    suite = _geomean([r["x_compile"] for r in rows if r["x_compile"]])
+    lines.append(f"\nSuite: geometric mean over {sum(1 for r in rows if r['x_compile'])} operators of the per-shape best "
+                 f"× torch.compile = {_fmt(suite)}; {sum(r['reached'] for r in rows)} of "
+                 f"{sum(r['matched'] for r in rows)} matched shapes at 1.0× or more.")
+    return "\n".join(lines) + "\n"
+
+
 def _has_production(ops: dict) -> bool:
     """Some operator named a production baseline (older results never did: their tables stay as they were)."""
     return any(entry.get("production") or any(r.get("production_us") for k in entry["kernels"].values()
@@ -335,12 +374,15 @@ def main() -> int:
     ap.add_argument("--label", default="", help="recorded with the results (e.g. the commit)")
     ap.add_argument("--markdown", type=Path)
     ap.add_argument("--render", type=Path, help="print the tables of an existing results file and exit")
+    ap.add_argument("--per-shape", action="store_true",
+                    help="with --render: also the table of the fastest kernel at each shape against torch.compile")
     ap.add_argument("--match-baselines", action="store_true",
                     help="measure no kernel: time the baselines the rows of --out lack for their own timing "
                          "method (results from before every kernel got its own) and set each row against them")
     args = ap.parse_args()
     if args.render:
-        print(markdown(load(args.render)), end="")
+        data = load(args.render)
+        print(markdown(data) + ("\n" + per_shape_markdown(data["ops"]) if args.per_shape else ""), end="")
         return 0
     if args.suite is None or args.out is None:
         ap.error("a suite and --out are needed to measure")

@@ -208,3 +208,22 @@ def test_a_baseline_that_cannot_be_graphed_keeps_its_mark(sb):
     [row] = table.matched([{"shape": "s1", "us": 3.0, "method": "graph"}])
     assert table.missing([row]) == {}
     assert sb._mixed(row, "eager") == sb.MIXED and sb._mixed(row, "compile") == ""
+
+
+def test_per_shape_takes_the_fastest_kernel_at_each_shape_and_counts_unmatched_apart(sb):
+    base = {"s1": {"eager": 200.0, "torch.compile": 100.0}, "s2": {"eager": 90.0, "torch.compile": 60.0},
+            "s3": {"eager": 30.0, "torch.compile": 30.0}}
+    a = sb.kernel_entry(_result("accepted", [_shape("s1", 50.0), _shape("s2", 80.0)]), "a", base)
+    b = sb.kernel_entry(_result("accepted", [_shape("s1", 90.0), _shape("s2", 40.0)]), "b", base)
+    graphed = _shape("s3", 4.0)
+    graphed["time"]["method"] = "graph"                 # baselines at s3 were timed with events
+    c = sb.kernel_entry(_result("accepted", [graphed]), "c", base)
+    bad = sb.kernel_entry(_result("wrong", [], ["wrong-output"]), "bad", base)
+    [r] = sb.per_shape({"op": {"kernels": {"a": a, "b": b, "c": c, "bad": bad}}})
+    assert (r["shapes"], r["matched"], r["reached"], r["below"]) == (3, 2, 2, [])
+    assert r["x_compile"] == pytest.approx((2.0 * 1.5) ** 0.5) and r["kernels"] == ["a", "b", "c"]
+    slow = sb.kernel_entry(_result("accepted", [_shape("s1", 125.0)]), "slow", base)
+    [r] = sb.per_shape({"op": {"kernels": {"slow": slow}}})
+    assert r["below"] == ["s1"] and r["reached"] == 0
+    text = sb.per_shape_markdown({"op": {"kernels": {"slow": slow}}})
+    assert "| op | 0.80 (1/1) | 0/1 | s1 | slow |" in text and "1.0× or more" in text
