@@ -5,7 +5,8 @@
 # (the GPUs CUDA_VISIBLE_DEVICES lists, else every GPU); otherwise the suites run one after another
 # on the first of them, inside the same budget.
 #
-#   bash tools/h200_suite_bench.sh [--budget-s S] [--from DIR] [--ops A,B] [--label L] [--calibrate] SUITE...
+#   bash tools/h200_suite_bench.sh [--budget-s S] [--from DIR] [--ops A,B] [--label L] [--calibrate]
+#                                  [--redo] [--match-baselines] SUITE...
 #
 #   --budget-s S   wall budget of this script (default 540): no operator starts after S-120 s, and
 #                  whatever still runs at S is stopped (its operator is lost; finished ones are kept)
@@ -13,13 +14,18 @@
 #                  suite continues where they stopped
 #   --ops A,B      only these operators (in every suite that has them)
 #   --calibrate    `aka doctor --calibrate` first, so decode shapes get launch-adjusted SOL
+#   --redo         measure the --ops operators again though --from holds them (new kernels)
+#   --match-baselines  measure no kernel: time the baselines the carried rows lack for their own
+#                  timing method (results from before suite_bench matched every kernel)
+#   --label L      recorded with every operator (default: the device copy's git HEAD, which can lag
+#                  the working tree: pass the commit)
 #
 # Carry .whl (installed into /tmp/site when present). $OUT gets gpu.txt and, per suite,
 # <suite>.json, <suite>.md and <suite>.log: 7 files for two suites, 8 with --calibrate.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 T0=$(date +%s)
-budget=540 from="" ops="" label="" calibrate=0 suites=()
+budget=540 from="" ops="" label="" calibrate=0 extra=() suites=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --budget-s) budget="$2"; shift 2 ;;
@@ -27,6 +33,7 @@ while [ $# -gt 0 ]; do
     --ops) ops="$2"; shift 2 ;;
     --label) label="$2"; shift 2 ;;
     --calibrate) calibrate=1; shift ;;
+    --redo|--match-baselines) extra+=("$1"); shift ;;
     -*) echo "h200_suite_bench.sh: unknown argument $1 (see the header of $0)" >&2; exit 2 ;;
     *) suites+=("${1%/}"); shift ;;
   esac
@@ -57,7 +64,7 @@ run_suite() {  # suite gpu stop-after
   [ -n "$from" ] && [ -f "$from/$name.json" ] && cp "$from/$name.json" "$OUT/$name.json"
   CUDA_VISIBLE_DEVICES="$2" timeout --signal=TERM --kill-after=10 $((budget - ($(date +%s) - T0) - 5)) \
     python3 tools/suite_bench.py "$1" --out "$OUT/$name.json" --markdown "$OUT/$name.md" \
-    --stop-after-s "$3" --label "$label" ${ops:+--ops "$ops"} > "$OUT/$name.log" 2>&1
+    --stop-after-s "$3" --label "$label" ${ops:+--ops "$ops"} "${extra[@]}" >> "$OUT/$name.log" 2>&1
   echo "$name: exit $? after $(($(date +%s) - T0)) s (gpu $2)" | tee -a "$OUT/gpu.txt"
 }
 

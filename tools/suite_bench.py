@@ -374,6 +374,8 @@ def main() -> int:
     ap.add_argument("--label", default="", help="recorded with the results (e.g. the commit)")
     ap.add_argument("--markdown", type=Path)
     ap.add_argument("--render", type=Path, help="print the tables of an existing results file and exit")
+    ap.add_argument("--redo", action="store_true",
+                    help="measure the --ops operators again even when --out already holds them (new kernels)")
     ap.add_argument("--per-shape", action="store_true",
                     help="with --render: also the table of the fastest kernel at each shape against torch.compile")
     ap.add_argument("--match-baselines", action="store_true",
@@ -386,6 +388,8 @@ def main() -> int:
         return 0
     if args.suite is None or args.out is None:
         ap.error("a suite and --out are needed to measure")
+    if args.redo and not args.ops:
+        ap.error("--redo needs --ops: the operators to measure again")
 
     from aka.evaluate.evaluator import Evaluator, detect_device
     from aka.evaluate.pool import WorkerPool
@@ -405,7 +409,8 @@ def main() -> int:
             rematch(ev, args.suite, data, wanted, lambda: args.out.write_text(json.dumps(data, indent=1)),
                     args.stop_after_s)
         for op, kernels in kernels_by_op(args.suite, root).items():
-            if (wanted and op not in wanted) or op in data["ops"] or not kernels or args.match_baselines:
+            done = op in data["ops"] and not (args.redo and op in wanted)
+            if (wanted and op not in wanted) or done or not kernels or args.match_baselines:
                 continue
             if time.monotonic() - start > args.stop_after_s:
                 print(f"stopping before {op}: --stop-after-s {args.stop_after_s:g} reached", flush=True)

@@ -227,3 +227,10 @@ def test_per_shape_takes_the_fastest_kernel_at_each_shape_and_counts_unmatched_a
     assert r["below"] == ["s1"] and r["reached"] == 0
     text = sb.per_shape_markdown({"op": {"kernels": {"slow": slow}}})
     assert "| op | 0.80 (1/1) | 0/1 | s1 | slow |" in text and "1.0× or more" in text
+
+
+def test_redo_needs_the_operators_to_measure_again(tmp_path):
+    res = subprocess.run([sys.executable, str(TOOL), str(ROOT / "suites" / "llm-inference"), "--out",
+                          str(tmp_path / "x.json"), "--redo"], capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert res.returncode == 2 and "--redo needs --ops" in res.stderr
