@@ -180,7 +180,7 @@ def bench_op(ev: Any, op_dir: Path, kernels: list[Path], timeout_s: float = 900)
                 entry["production"] = {"library": spec.production.library, "note": spec.production.note,
                                        "file": os.path.relpath(spec.production.file, op_dir.resolve())}
                 entry["production_notes"] = [n for n in res.get("notes", []) if "production" in n]
-        kentry = kernel_entry(res, k.stem, entry["baselines"], entry.get("baseline_methods"))
+        kentry = kernel_entry(res, k.stem, {})             # baselines set by table.matched below
         if i > 0 and res["status"] == "accepted":
             failed = time_missing(ev, spec, table, kentry["rows"], timeout_s)
             if failed:
@@ -211,9 +211,9 @@ def rematch(ev: Any, suite: Path, data: dict, ops: set[str], save: Any = lambda:
         if not table.data:
             first = next(iter(entry["kernels"].values()))
             for r in first["rows"]:
-                table.data.setdefault(r["shape"], {})[r["method"]] = {
-                    "times": {_harness_name(b): r[f"{b}_us"] for b in BASELINES if r.get(f"{b}_us") is not None},
-                    "methods": {_harness_name(b): r.get(f"{b}_method") for b in BASELINES}}
+                table.record(r["shape"], r["method"], {
+                    _harness_name(b): {"median_us": r[f"{b}_us"], "method": r.get(f"{b}_method")}
+                    for b in BASELINES if r.get(f"{b}_us") is not None})
         rows = [r for k in entry["kernels"].values() for r in k["rows"]]
         if not table.missing(rows):
             entry["baselines_by_method"] = table.data
@@ -228,6 +228,23 @@ def rematch(ev: Any, suite: Path, data: dict, ops: set[str], save: Any = lambda:
         save()
         print(f"{op}: baselines matched", flush=True)
     return changed
+
+
+def measure(ev: Any, kernels: dict[str, list[Path]], suite: Path, data: dict, wanted: set[str], save: Any,
+            args: argparse.Namespace) -> None:
+    """Bench each operator not measured yet (or named with --redo), saving after each one."""
+    start = time.monotonic()
+    for op, files in kernels.items():
+        done = op in data["ops"] and not (args.redo and op in wanted)
+        if (wanted and op not in wanted) or done or not files:
+            continue
+        if time.monotonic() - start > args.stop_after_s:
+            print(f"stopping before {op}: --stop-after-s {args.stop_after_s:g} reached", flush=True)
+            break
+        data["ops"][op] = bench_op(ev, suite / op, files)
+        data["ops"][op]["measured_at"] = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        data["ops"][op]["label"] = args.label
+        save()
 
 
 def _mixed(row: dict, baseline: str) -> str:
@@ -391,6 +408,9 @@ def main() -> int:
     if args.redo and not args.ops:
         ap.error("--redo needs --ops: the operators to measure again")
 
+    if args.match_baselines and not args.out.exists():
+        ap.error(f"--match-baselines: no results file {args.out}")
+
     from aka.evaluate.evaluator import Evaluator, detect_device
     from aka.evaluate.pool import WorkerPool
 
@@ -400,25 +420,13 @@ def main() -> int:
     root = Path(__file__).resolve().parents[1]
     data = load(args.out)
     wanted = set(filter(None, args.ops.split(",")))
-    start = time.monotonic()
+    save = lambda: args.out.write_text(json.dumps(data, indent=1))  # noqa: E731
     with WorkerPool("cuda") as pool:
         ev = Evaluator(pool)
         if args.match_baselines:
-            if not args.out.exists():
-                ap.error(f"--match-baselines: no results file {args.out}")
-            rematch(ev, args.suite, data, wanted, lambda: args.out.write_text(json.dumps(data, indent=1)),
-                    args.stop_after_s)
-        for op, kernels in kernels_by_op(args.suite, root).items():
-            done = op in data["ops"] and not (args.redo and op in wanted)
-            if (wanted and op not in wanted) or done or not kernels or args.match_baselines:
-                continue
-            if time.monotonic() - start > args.stop_after_s:
-                print(f"stopping before {op}: --stop-after-s {args.stop_after_s:g} reached", flush=True)
-                break
-            data["ops"][op] = bench_op(ev, args.suite / op, kernels)
-            data["ops"][op]["measured_at"] = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-            data["ops"][op]["label"] = args.label
-            args.out.write_text(json.dumps(data, indent=1))
+            rematch(ev, args.suite, data, wanted, save, args.stop_after_s)
+        else:
+            measure(ev, kernels_by_op(args.suite, root), args.suite, data, wanted, save, args)
     left = [op for op in kernels_by_op(args.suite, root) if (not wanted or op in wanted) and op not in data["ops"]]
     if args.markdown:
         args.markdown.write_text(markdown(data))
