@@ -2,7 +2,7 @@
 ---
 op: topk_topp_sampling
 strategy: split-row-distance-histogram-candidates
-techniques: [sort-free, split-row, 2d-grid, partial-results-workspace, tl-histogram, candidate-compaction, threshold-search, bitwise-bisection, order-preserving-float-key, exponential-race-sampling, lowest-index-tie-break, exact-fallback, deterministic]
+techniques: [sort-free, split-row, 2d-grid, partial-results-workspace, intermediate-buffers, tl-histogram, candidate-compaction, threshold-search, bitwise-bisection, order-preserving-float-key, exponential-race-sampling, lowest-index-tie-break, exact-fallback, deterministic]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
