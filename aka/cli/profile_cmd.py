@@ -41,8 +41,9 @@ def _parse_files(files: list[str], as_json: bool) -> None:
 
 
 def _run_profile(args: list[str], shape: Optional[str], tool: str, reference: bool,
-                 out: Optional[Path], iters: int, as_json: bool) -> None:
-    """Profile one shape of a candidate (or of the eager reference) in the sandbox and print the
+                 out: Optional[Path], iters: int, as_json: bool, compiled: bool = False) -> None:
+    """Profile one shape of a candidate (or of the eager reference, or of its torch.compile) in
+    the sandbox and print the
     summary; exit 1 when the candidate failed under the profiler or launched no kernel."""
     from aka.cli.common import handled
     from aka.evaluate.evaluator import read_candidate
@@ -57,9 +58,10 @@ def _run_profile(args: list[str], shape: Optional[str], tool: str, reference: bo
         sid = shape or spec.shapes[0].id
         _check_shape(spec, sid)
         stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-        target = out or Path(".aka") / "profiles" / f"{stamp}-{spec.name}-{sid}{'-eager' if reference else ''}"
+        what = "-eager" if reference else "-compile" if compiled else ""
+        target = out or Path(".aka") / "profiles" / f"{stamp}-{spec.name}-{sid}{what}"
         outcome = profile(spec, Path(args[1]), sid, out_dir=target, tool=tool, iters=iters, reference=reference,
-                          compulsory_bytes=compulsory_bytes_of(spec, sid))
+                          compiled=compiled, compulsory_bytes=compulsory_bytes_of(spec, sid))
     report = outcome.report.to_dict() if outcome.report else None
     for w in outcome.warnings:
         typer.echo(f"warning: {w}", err=True)
@@ -68,7 +70,8 @@ def _run_profile(args: list[str], shape: Optional[str], tool: str, reference: bo
                                "report": report, "log_tail": outcome.log_tail, "warnings": outcome.warnings},
                               indent=1, default=str))
     else:
-        typer.echo(f"== {spec.name} shape {sid} ({'eager reference' if reference else args[1]}) via {outcome.tool}; "
+        subject = "eager reference" if reference else "reference under torch.compile" if compiled else args[1]
+        typer.echo(f"== {spec.name} shape {sid} ({subject}) via {outcome.tool}; "
                    f"files in {outcome.out_dir}\n{outcome.summary}")
     if outcome.status != "ok":
         raise typer.Exit(1)
@@ -91,6 +94,7 @@ def register(app: typer.Typer) -> None:
         shape: Optional[str] = typer.Option(None, "--shape", help="shape id to profile (default: the first)"),
         tool: str = typer.Option("auto", "--tool", help="auto, ncu, nsys, rocprofv3 or rocprof"),
         reference: bool = typer.Option(False, "--reference", help="profile the eager reference instead"),
+        compiled: bool = typer.Option(False, "--compiled", help="profile the reference under torch.compile instead"),
         out: Optional[Path] = typer.Option(None, "--out", help="folder for the profiler's files (must not exist)"),
         iters: int = typer.Option(1, "--iters", min=1, help="profiled launches (after 3 warm-ups)"),
         as_json: bool = typer.Option(False, "--json", help="print the normalized reports as one JSON document"),
@@ -103,4 +107,4 @@ def register(app: typer.Typer) -> None:
                                 "rocprof CSV)"), as_json)
             _parse_files(list(args), as_json)
             return
-        _run_profile(list(args or []), shape, tool, reference, out, iters, as_json)
+        _run_profile(list(args or []), shape, tool, reference, out, iters, as_json, compiled)

@@ -1,10 +1,12 @@
 """The application a profiler runs: launch a candidate for some shapes, inside a profiler range.
 
-  python -m aka.evaluate.profile_driver OP CANDIDATE --shapes a,b --warmup 3 --iters 5 [--reference]
+  python -m aka.evaluate.profile_driver OP CANDIDATE --shapes a,b --warmup 3 --iters 5 [--reference] [--compile]
 
 Model construction, input generation and warm-up launches happen before cudaProfilerStart, so
 `ncu --profile-from-start off` (or `nsys --capture-range=cudaProfilerApi`) sees only the `iters`
-launches of each shape, in the order given. `--reference` profiles the eager reference instead.
+launches of each shape, in the order given. `--reference` profiles the eager reference instead;
+`--compile` profiles the reference under torch.compile (compiled during the warm-up launches), the
+baseline a kernel must beat.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--iters", type=int, default=5)
     ap.add_argument("--reference", action="store_true", help="profile the eager reference instead")
+    ap.add_argument("--compile", action="store_true", help="profile torch.compile of the reference instead")
     args = ap.parse_args()
     spec = load_op(args.op)
     op = Operator(spec.to_dict(), "cuda", spec.dtype)
@@ -34,7 +37,7 @@ def main() -> None:
     for sid in ids:
         params = spec.shape(sid).params
         pair = build_pair(op, cand_cls, params, seed=0)
-        model = pair.ref if args.reference else pair.cand
+        model = torch.compile(pair.ref) if args.compile else pair.ref if args.reference else pair.cand
         inputs = op.make_inputs(params, seed=1)
         with torch.no_grad():
             for _ in range(args.warmup):

@@ -30,17 +30,19 @@ imported (profile and evaluate do not import each other)."""
 
 
 def driver_argv(spec: OpSpec, candidate: Path, shape_id: str, iters: int = 1,
-                reference: bool = False) -> list[str]:
-    """The application's command line: the driver launching `iters` calls of one shape."""
+                reference: bool = False, compiled: bool = False) -> list[str]:
+    """The application's command line: the driver launching `iters` calls of one shape (of the
+    candidate, the eager reference, or the reference under torch.compile)."""
     argv = [sys.executable, "-m", DRIVER, str(Path(spec.path).resolve()), str(Path(candidate).resolve()),
             "--shapes", shape_id, "--iters", str(iters)]
-    return argv + (["--reference"] if reference else [])
+    return argv + (["--reference"] if reference else []) + (["--compile"] if compiled else [])
 
 
 def profile(spec: OpSpec, candidate_path: Path, shape_id: str, *, out_dir: Path, tool: str = "auto",
-            iters: int = 1, reference: bool = False, compulsory_bytes: float | None = None,
+            iters: int = 1, reference: bool = False, compiled: bool = False, compulsory_bytes: float | None = None,
             launcher: Launcher | None = None, timeout_s: float = 900.0) -> ProfileOutcome:
-    """Profile `iters` calls of one shape of a candidate (or of the eager reference) into `out_dir`
+    """Profile `iters` calls of one shape of a candidate (or of the eager reference, or with
+    `compiled` of the reference under torch.compile) into `out_dir`
     (which must not exist). `compulsory_bytes` (the roofline's bytes for one call) lets the summary
     say how much DRAM traffic the kernels move against it."""
     candidate_path = Path(candidate_path)
@@ -52,8 +54,10 @@ def profile(spec: OpSpec, candidate_path: Path, shape_id: str, *, out_dir: Path,
         raise InputError(str(exc.args[0])) from None
     if iters < 1:
         raise InputError(f"iters must be at least 1, not {iters}")
+    if reference and compiled:
+        raise InputError("profile either the eager reference or its torch.compile, not both")
     tool_name, exe = runner.choose_tool(tool)
-    app = driver_argv(spec, candidate_path, shape_id, iters, reference)
+    app = driver_argv(spec, candidate_path, shape_id, iters, reference, compiled)
     launcher, warnings = resolve(launcher, [spec.path, spec.reference, str(candidate_path.resolve())])
     run = runner.run(tool_name, exe, app, Path(out_dir), timeout_s=timeout_s, wrap=launcher.wrap)
     return _outcome(run, shape_id, iters, compulsory_bytes, warnings)

@@ -152,3 +152,17 @@ def test_driver_argv_names_the_driver_module():
     assert argv[:3] == [sys.executable, "-m", "aka.evaluate.profile_driver"]
     assert argv[3:] == [str(Path(SPEC.path).resolve()), str(CAND.resolve()), "--shapes", "prefill",
                         "--iters", "2", "--reference"]
+
+
+def test_driver_argv_can_name_the_compiled_reference():
+    assert api.driver_argv(SPEC, CAND, "prefill", compiled=True)[-1] == "--compile"
+    assert "--compile" not in api.driver_argv(SPEC, CAND, "prefill", reference=True)
+
+
+def test_profiling_both_eager_and_compiled_reference_is_refused(tmp_path):
+    import pytest
+
+    from aka.errors import InputError
+
+    with pytest.raises(InputError, match="not both"):
+        api.profile(SPEC, CAND, SPEC.shapes[0].id, out_dir=tmp_path / "p", reference=True, compiled=True)
