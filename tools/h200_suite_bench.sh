@@ -6,7 +6,7 @@
 # on the first of them, inside the same budget.
 #
 #   bash tools/h200_suite_bench.sh [--budget-s S] [--from DIR] [--ops A,B] [--label L] [--calibrate]
-#                                  [--redo] [--match-baselines] SUITE...
+#                                  [--redo] [--match-baselines] [--kernels OP/K,...] SUITE...
 #
 #   --budget-s S   wall budget of this script (default 540): no operator starts after S-120 s, and
 #                  whatever still runs at S is stopped (its operator is lost; finished ones are kept)
@@ -15,6 +15,7 @@
 #   --ops A,B      only these operators (in every suite that has them)
 #   --calibrate    `aka doctor --calibrate` first, so decode shapes get launch-adjusted SOL
 #   --redo         measure the --ops operators again though --from holds them (new kernels)
+#   --kernels A/B,C/D  measure only these op/kernel files (new or changed) into the carried results
 #   --match-baselines  measure no kernel: time the baselines the carried rows lack for their own
 #                  timing method (results from before suite_bench matched every kernel)
 #   --label L      recorded with every operator (default: the device copy's git HEAD, which can lag
@@ -34,6 +35,7 @@ while [ $# -gt 0 ]; do
     --label) label="$2"; shift 2 ;;
     --calibrate) calibrate=1; shift ;;
     --redo|--match-baselines) extra+=("$1"); shift ;;
+    --kernels) extra+=("$1" "$2"); shift 2 ;;
     -*) echo "h200_suite_bench.sh: unknown argument $1 (see the header of $0)" >&2; exit 2 ;;
     *) suites+=("${1%/}"); shift ;;
   esac

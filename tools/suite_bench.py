@@ -6,11 +6,15 @@ operator's production baseline where it names one (op.yaml `production:`).
       [--ops rmsnorm,softmax] [--stop-after-s 480] [--label COMMIT] [--markdown OUT/suite.md]
   PYTHONPATH=. python3 tools/suite_bench.py --render OUT/suite.json   # the tables again, no GPU needed
   PYTHONPATH=. python3 tools/suite_bench.py SUITE --out OUT/suite.json --match-baselines   # older results
+  PYTHONPATH=. python3 tools/suite_bench.py SUITE --out OUT/suite.json --kernels pad_2d/flat_output_1d
+      # only new or changed kernels, joined to the operators' entries and baselines already there
 
 Every kernel is set against baselines timed its way (CUDA graph or events) at each shape: the first
 kernel's evaluation times the baselines, and a later kernel timed another way at a shape gets them
 timed that way too, once per (shape, method). Results from before that (rows marked †) are matched
-afterwards with --match-baselines, which times only the missing pairs.
+afterwards with --match-baselines, which times only the missing pairs. A baseline that cannot run in
+a CUDA graph (it synchronizes: a boolean mask, torch.nonzero) falls back to events; the kernel is then
+timed again with events at that shape and set against it that way (marked ‡).
 
 Results accumulate in --out, one operator at a time, so a run cut short by a time limit resumes
 where it stopped; --stop-after-s starts no new operator after that many seconds.
@@ -34,6 +38,7 @@ from aka.evaluate.timing import GRAPH_BELOW_US  # no torch: --render needs no GP
 
 FORMAT = 2
 MIXED = "†"
+RETIMED = "‡"
 
 
 def kernels_by_op(suite: Path, root: Path) -> dict[str, list[Path]]:
@@ -67,13 +72,22 @@ def _harness_name(b: str) -> str:
     return "torch.compile" if b == "compile" else b
 
 
+def kernel_us(row: dict, method: str | None) -> float:
+    """The kernel's time at a row's shape when timed METHOD's way: its own time, or the time it got
+    when timed again to match a baseline that could only be timed another way (`us_as`)."""
+    if method in (None, row["method"]):
+        return row["us"]
+    return (row.get("us_as") or {}).get(method, row["us"])
+
+
 def match(row: dict, times: dict[str, float], methods: dict[str, str] | None = None) -> dict:
-    """Set a row's baseline times, how each was timed, and the kernel's speedup over each."""
+    """Set a row's baseline times, how each was timed, and the kernel's speedup over each (against
+    the kernel timed the same way as that baseline where it was timed again for it)."""
     for b in BASELINES:
         us = times.get(_harness_name(b))
         row[f"{b}_us"] = us
         row[f"{b}_method"] = baseline_method(us, (methods or {}).get(_harness_name(b)))
-        row[f"x_{b}"] = _ratio(us, row["us"])
+        row[f"x_{b}"] = _ratio(us, kernel_us(row, row[f"{b}_method"]))
     return row
 
 
@@ -153,21 +167,62 @@ def time_missing(ev: Any, spec: Any, table: BaselineTable, rows: list[dict], tim
     return None
 
 
-def bench_op(ev: Any, op_dir: Path, kernels: list[Path], timeout_s: float = 900) -> dict:
+def unmatched(rows: list[dict]) -> dict[str, str]:
+    """Shape -> method of the rows with a baseline that was timed another way than the kernel (its
+    capture failed: it synchronizes) and that the kernel has not been timed that way for yet."""
+    out = {}
+    for r in rows:
+        for b in BASELINES:
+            how = r.get(f"{b}_method")
+            if how and how != r["method"] and how not in (r.get("us_as") or {}):
+                out[r["shape"]] = how
+    return out
+
+
+def retime(ev: Any, spec: Any, kernel: Path, table: BaselineTable, rows: list[dict], timeout_s: float) -> str | None:
+    """Time the kernel again, the baselines' way, at the shapes where a baseline could not be timed
+    its way, and set those rows against it; a failure is returned, not raised (the rows keep their
+    mark)."""
+    from aka.errors import CandidateError, WorkerError
+    from aka.evaluate.evaluator import EvalOptions
+
+    need = unmatched(rows)
+    if not need:
+        return None
+    try:
+        res = ev.evaluate(spec, kernel, EvalOptions(shapes=tuple(need), baselines=(), methods=need,
+                                                    timeout_s=timeout_s)).to_dict()
+    except (WorkerError, CandidateError) as exc:
+        return f"timing {kernel.stem} again at {sorted(need)} failed: {str(exc)[:300]}"
+    if res["status"] != "accepted":
+        why = "; ".join(f"{r['rule']}: {r['message'][:200]}" for r in res["rejections"][:1])
+        return f"{kernel.stem} timed again at {sorted(need)}: {res['status']} ({why})"
+    got = {s["id"]: s["time"] for s in res["shapes"] if not s["held_out"] and s.get("time")}
+    for r in rows:
+        t = got.get(r["shape"])
+        if t and t["method"] == need.get(r["shape"]):
+            r.setdefault("us_as", {})[t["method"]] = t["median_us"]
+    table.matched(rows)
+    return None
+
+
+def bench_op(ev: Any, op_dir: Path, kernels: list[Path], timeout_s: float = 900, entry: dict | None = None) -> dict:
     """Evaluate every kernel of one operator, each against baselines timed its way at every shape:
     the first kernel's evaluation times them; later kernels time only (shape, method) pairs not
-    timed yet."""
+    timed yet. ENTRY: an operator measured before, whose baselines the kernels join (added or
+    changed kernels replace theirs, the others stay)."""
     from aka.evaluate.evaluator import EvalOptions
     from aka.spec.load import load_op
 
     spec = load_op(op_dir)
-    entry: dict = {"kernels": {}, "baselines": {}}
-    table = BaselineTable()
+    entry = entry if entry is not None else {"kernels": {}, "baselines": {}}
+    table = BaselineTable(entry.get("baselines_by_method"))
     start = time.monotonic()
-    for i, k in enumerate(kernels):
-        opts = EvalOptions(baselines=None if i == 0 else (), timeout_s=timeout_s)
+    for k in kernels:
+        first = not table.data
+        opts = EvalOptions(baselines=None if first else (), timeout_s=timeout_s)
         res = ev.evaluate(spec, k, opts).to_dict()
-        if i == 0:
+        if first:
             timed = [s for s in res["shapes"] if s.get("baselines")]
             for s in timed:
                 table.record(s["id"], s["time"]["method"], s["baselines"])
@@ -181,23 +236,30 @@ def bench_op(ev: Any, op_dir: Path, kernels: list[Path], timeout_s: float = 900)
                                        "file": os.path.relpath(spec.production.file, op_dir.resolve())}
                 entry["production_notes"] = [n for n in res.get("notes", []) if "production" in n]
         kentry = kernel_entry(res, k.stem, {})             # baselines set by table.matched below
-        if i > 0 and res["status"] == "accepted":
+        if not first and res["status"] == "accepted":
             failed = time_missing(ev, spec, table, kentry["rows"], timeout_s)
             if failed:
                 entry.setdefault("baseline_failures", []).append(f"{k.stem}: {failed}")
         table.matched(kentry["rows"])
+        if res["status"] == "accepted":
+            failed = retime(ev, spec, k, table, kentry["rows"], timeout_s)
+            if failed:
+                entry.setdefault("baseline_failures", []).append(failed)
         entry["kernels"][k.stem] = kentry
         print(f"{op_dir.name}/{k.stem}: {res['status']} ({res.get('wall_s', 0):.1f} s)", flush=True)
     entry["baselines_by_method"] = table.data
-    entry["wall_s"] = round(time.monotonic() - start, 1)
+    entry["wall_s"] = round(entry.get("wall_s", 0.0) + time.monotonic() - start, 1)
     return entry
 
 
 def rematch(ev: Any, suite: Path, data: dict, ops: set[str], save: Any = lambda: None,
-            stop_after_s: float = math.inf, timeout_s: float = 900) -> list[str]:
+            stop_after_s: float = math.inf, timeout_s: float = 900,
+            kernels_root: Path = Path(__file__).resolve().parents[1] / "reference_kernels") -> list[str]:
     """Results measured before every kernel got its own method's baselines: time the (shape,
-    method) pairs their rows lack and set every row against its own. The first kernel's rows give
-    the baselines already timed (they were timed its way). Returns the operators changed."""
+    method) pairs their rows lack and set every row against its own; where a baseline could only be
+    timed another way (it cannot run in a CUDA graph), time the kernel (from KERNELS_ROOT/op/) that
+    way too. The first kernel's rows give the baselines already timed (they were timed its way).
+    Returns the operators changed."""
     from aka.spec.load import load_op
 
     changed, start = [], time.monotonic()
@@ -215,13 +277,18 @@ def rematch(ev: Any, suite: Path, data: dict, ops: set[str], save: Any = lambda:
                     _harness_name(b): {"median_us": r[f"{b}_us"], "method": r.get(f"{b}_method")}
                     for b in BASELINES if r.get(f"{b}_us") is not None})
         rows = [r for k in entry["kernels"].values() for r in k["rows"]]
-        if not table.missing(rows):
+        table.matched(rows)
+        accepted = {name: k for name, k in entry["kernels"].items() if k["status"] == "accepted"}
+        if not table.missing(rows) and not any(unmatched(k["rows"]) for k in accepted.values()):
             entry["baselines_by_method"] = table.data
             continue
-        failed = time_missing(ev, load_op(suite / op), table, rows, timeout_s)
-        if failed:
-            entry.setdefault("baseline_failures", []).append(failed)
+        spec = load_op(suite / op)
+        failed = [time_missing(ev, spec, table, rows, timeout_s)]
         table.matched(rows)
+        failed += [retime(ev, spec, kernels_root / op / f"{name}.py", table, k["rows"], timeout_s)
+                   for name, k in accepted.items()]
+        for f in filter(None, failed):
+            entry.setdefault("baseline_failures", []).append(f)
         entry["baselines_by_method"] = table.data
         entry["baselines_matched_at"] = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         changed.append(op)
@@ -247,10 +314,35 @@ def measure(ev: Any, kernels: dict[str, list[Path]], suite: Path, data: dict, wa
         save()
 
 
+def add_kernels(ev: Any, kernels: dict[str, list[Path]], suite: Path, data: dict, names: set[str], save: Any,
+                args: argparse.Namespace) -> list[str]:
+    """Measure only the named kernels ('op/kernel', new or changed) into their operators' entries,
+    against the baselines those already hold; an operator not measured yet is measured whole.
+    Returns the names that match no kernel of this suite."""
+    by_name = {f"{op}/{f.stem}": (op, f) for op, files in kernels.items() for f in files}
+    start, stamp = time.monotonic(), lambda: datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    for op in sorted({by_name[n][0] for n in names if n in by_name}):
+        if time.monotonic() - start > args.stop_after_s:
+            print(f"stopping before {op}: --stop-after-s {args.stop_after_s:g} reached", flush=True)
+            break
+        if op not in data["ops"]:
+            data["ops"][op] = bench_op(ev, suite / op, kernels[op]) | {"measured_at": stamp(), "label": args.label}
+        else:
+            files = [by_name[n][1] for n in sorted(names) if n in by_name and by_name[n][0] == op]
+            entry = bench_op(ev, suite / op, files, entry=data["ops"][op])
+            for f in files:
+                entry["kernels"][f.stem] |= {"measured_at": stamp(), "label": args.label}
+        save()
+    return sorted(n for n in names if n not in by_name)
+
+
 def _mixed(row: dict, baseline: str) -> str:
-    """The mark for a speedup whose baseline was timed with events while the kernel ran in a graph."""
+    """The mark for a speedup whose baseline was timed with events while the kernel ran in a graph
+    (†), or whose kernel was timed again with events to match it (‡)."""
     how = row.get(f"{baseline}_method") or baseline_method(row.get(f"{baseline}_us"), None)
-    return MIXED if how and how != row["method"] else ""
+    if not how or how == row["method"]:
+        return ""
+    return RETIMED if how in (row.get("us_as") or {}) else MIXED
 
 
 def _fmt(v: float | None, p: int = 2) -> str:
@@ -281,7 +373,7 @@ def summary(ops: dict) -> list[dict]:
             row |= {"kernel": name, "shapes": len(rows), "sol_min": min(sols, default=None),
                     "sol_max": max(sols, default=None)}
             for b in ("eager", "compile", "production"):
-                like = [r.get(f"x_{b}") for r in rows if r.get(f"x_{b}") is not None and not _mixed(r, b)]
+                like = [r.get(f"x_{b}") for r in rows if r.get(f"x_{b}") is not None and _mixed(r, b) != MIXED]
                 row |= {f"x_{b}": _geomean(like), f"like_{b}": len(like)}
         out.append(row)
     return out
@@ -303,7 +395,7 @@ def per_shape(ops: dict, target: float = 1.0) -> list[dict]:
                     best[r["shape"]] = r
         if not best:
             continue
-        like = {sid: r["x_compile"] for sid, r in best.items() if r.get("x_compile") and not _mixed(r, "compile")}
+        like = {sid: r["x_compile"] for sid, r in best.items() if r.get("x_compile") and _mixed(r, "compile") != MIXED}
         below = sorted(sid for sid, x in like.items() if x < target)
         out.append({"op": op, "shapes": len(best), "matched": len(like), "x_compile": _geomean(list(like.values())),
                     "reached": len(like) - len(below), "below": below,
@@ -393,6 +485,9 @@ def main() -> int:
     ap.add_argument("--render", type=Path, help="print the tables of an existing results file and exit")
     ap.add_argument("--redo", action="store_true",
                     help="measure the --ops operators again even when --out already holds them (new kernels)")
+    ap.add_argument("--kernels", default="",
+                    help="comma-separated op/kernel names: measure only these (new or changed) kernels into the "
+                         "operators --out already holds, against the baselines timed there")
     ap.add_argument("--per-shape", action="store_true",
                     help="with --render: also the table of the fastest kernel at each shape against torch.compile")
     ap.add_argument("--match-baselines", action="store_true",
@@ -408,6 +503,11 @@ def main() -> int:
     if args.redo and not args.ops:
         ap.error("--redo needs --ops: the operators to measure again")
 
+    names = set(filter(None, args.kernels.split(",")))
+    if any(n.count("/") != 1 for n in names):
+        ap.error("--kernels takes op/kernel names, e.g. pad_2d/flat_output_1d")
+    if names and (args.redo or args.match_baselines):
+        ap.error("--kernels measures only the named kernels: not with --redo or --match-baselines")
     if args.match_baselines and not args.out.exists():
         ap.error(f"--match-baselines: no results file {args.out}")
 
@@ -424,7 +524,11 @@ def main() -> int:
     with WorkerPool("cuda") as pool:
         ev = Evaluator(pool)
         if args.match_baselines:
-            rematch(ev, args.suite, data, wanted, save, args.stop_after_s)
+            rematch(ev, args.suite, data, wanted, save, args.stop_after_s, kernels_root=root / "reference_kernels")
+        elif names:
+            unknown = add_kernels(ev, kernels_by_op(args.suite, root), args.suite, data, names, save, args)
+            if unknown:
+                print(f"not kernels of {args.suite}: {', '.join(unknown)}", flush=True)
         else:
             measure(ev, kernels_by_op(args.suite, root), args.suite, data, wanted, save, args)
     left = [op for op in kernels_by_op(args.suite, root) if (not wanted or op in wanted) and op not in data["ops"]]

@@ -8,7 +8,7 @@ import hashlib
 import math
 import os
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,9 @@ class EvalOptions:
     memory_limit_gb: float = 16.0
     """Address-space limit of a candidate's process on the CPU (not applied on a GPU, where it
     would break CUDA initialization)."""
+    methods: dict[str, str] = field(default_factory=dict)
+    """Visible shape id -> 'graph' or 'events': time the candidate that way there instead of by the
+    harness's own rule (to set it against a baseline that could only be timed one way)."""
 
 
 def detect_device(requested: str = "auto") -> str:
@@ -106,7 +109,8 @@ class Evaluator:
                 raise CandidateError(f"unknown shape id(s) {sorted(unknown)} for {spec.name} "
                                      f"(known: {', '.join(s.id for s in visible)})")
             visible = tuple(s for s in visible if s.id in options.shapes)
-        rows = [_row(s, False) for s in visible] + [_row(s, True) for s in held]
+        forced = _forced_methods(options.methods, {s.id for s in visible})
+        rows = [_row(s, False) | {"method": forced.get(s.id)} for s in visible] + [_row(s, True) for s in held]
         return dtype, rows, notes
 
     def evaluate(self, spec: OpSpec, candidate: str | Path, options: EvalOptions | None = None,
@@ -311,6 +315,17 @@ def _forward_line(candidate: str) -> int | None:
                 if isinstance(item, ast.FunctionDef) and item.name == "forward":
                     return item.lineno
     return None
+
+
+def _forced_methods(methods: dict[str, str], visible: set[str]) -> dict[str, str]:
+    """EvalOptions.methods checked: known visible shapes, and only 'graph' or 'events'."""
+    unknown = sorted(set(methods) - visible)
+    if unknown:
+        raise CandidateError(f"EvalOptions.methods names shape id(s) {unknown} that are not visible shapes here")
+    bad = {k: v for k, v in methods.items() if v not in ("graph", "events")}
+    if bad:
+        raise CandidateError(f"EvalOptions.methods: timing method must be 'graph' or 'events', not {bad}")
+    return dict(methods)
 
 
 def _shape_jobs(rows: Any) -> tuple[jobs.ShapeJob, ...]:

@@ -435,8 +435,9 @@ def _time_all(job: jobs.EvalJob, op: Operator, remote: Remote, kernels: set[str]
         seed = int(job.seed) + 1000 * i
         remote.ask("build", shape=i, params=row["params"], seed=seed)
         nsets = _sets(gpu, row.get("bytes_io", 0))
+        fixed = job.shapes[i].method if gpu else None
         claim = remote.ask("time", shape=i, params=row["params"], seed=seed, sets=nsets,
-                           reps=int(job.reps), proof=gpu)
+                           reps=int(job.reps), proof=gpu, **({"method": fixed} if fixed else {}))
         timing = _timing(claim)
         if gpu:
             rule, detail, share = proof.judge(_work(claim), kernels)

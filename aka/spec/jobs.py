@@ -37,7 +37,8 @@ class ShapeJob:
     params: dict[str, Any]
     held_out: bool = False
     method: str | None = None
-    """Baselines job: the timing method to use ('graph' or 'events'; None on the interpreter)."""
+    """The timing method to use ('graph' or 'events'): a baselines job's, or an eval job's where
+    the caller fixed it; None: the harness's rule (and always on the interpreter)."""
 
 
 @dataclass(frozen=True)

@@ -234,3 +234,104 @@ def test_redo_needs_the_operators_to_measure_again(tmp_path):
                           str(tmp_path / "x.json"), "--redo"], capture_output=True, text=True,
                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert res.returncode == 2 and "--redo needs --ops" in res.stderr
+
+
+class _RetimingEvaluator(_FakeEvaluator):
+    """Also answers an evaluation that fixes the timing method (EvalOptions.methods): each asked
+    shape timed that way at `us`."""
+
+    def __init__(self, results, us=6.0):
+        super().__init__(results)
+        self.us, self.fixed = us, []
+
+    def evaluate(self, spec, kernel, options):
+        if not options.methods:
+            return super().evaluate(spec, kernel, options)
+        self.fixed.append((Path(kernel).name, dict(options.methods), options.baselines))
+        res = _result("accepted", [_timed(sid, self.us, m) for sid, m in options.methods.items()])
+        return type("R", (), {"to_dict": lambda self: res})()
+
+
+def test_a_kernel_is_timed_again_the_way_a_baseline_that_cannot_be_graphed_was(sb):
+    """Asked for a graph, eager falls back to events (it syncs): the kernel is timed again with
+    events there and its speedup over eager uses that time (‡); torch.compile stays graph to graph."""
+    shape = _timed("s1", 3.0, "graph")
+    shape["baselines"] = {"eager": {"median_us": 60.0, "method": "events", "note": ""},
+                          "torch.compile": {"median_us": 6.0, "method": "graph", "note": ""}}
+    ev = _RetimingEvaluator([_result("accepted", [shape])], us=12.0)
+    entry = sb.bench_op(ev, ROOT / "suites" / "llm-inference" / "silu_and_mul", [Path("k.py")])
+    assert ev.fixed == [("k.py", {"s1": "events"}, ())]
+    [row] = entry["kernels"]["k"]["rows"]
+    assert row["us"] == 3.0 and row["us_as"] == {"events": 12.0}
+    assert row["x_eager"] == pytest.approx(5.0) and row["x_compile"] == pytest.approx(2.0)
+    assert sb._mixed(row, "eager") == sb.RETIMED and sb._mixed(row, "compile") == ""
+    [s] = sb.summary({"op": entry})
+    assert s["like_eager"] == 1 and s["x_eager"] == pytest.approx(5.0)
+    assert sb.MIXED not in sb.markdown({"format": sb.FORMAT, "ops": {"op": entry}})
+
+
+def test_older_results_with_an_ungraphable_baseline_are_retimed_by_rematch(sb, tmp_path):
+    base = {"s1": {"eager": 60.0, "torch.compile": 30.0}}
+    methods = {"s1": {"eager": "events", "torch.compile": "events"}}
+    graphed = sb.kernel_entry(_result("accepted", [_timed("s1", 4.0, "graph")]), "graphed", base, methods)
+    by_method = {"s1": {"graph": {"times": {"eager": 60.0, "torch.compile": 30.0},
+                                  "methods": {"eager": "events", "torch.compile": "events"}}}}
+    data = {"format": sb.FORMAT, "ops": {"silu_and_mul": {"kernels": {"graphed": graphed}, "baselines": base,
+                                                          "baseline_methods": methods,
+                                                          "baselines_by_method": by_method}}}
+    ev = _RetimingEvaluator([], us=10.0)
+    assert sb.rematch(ev, ROOT / "suites" / "llm-inference", data, set(), kernels_root=tmp_path) == ["silu_and_mul"]
+    assert ev.asked == [] and ev.fixed == [("graphed.py", {"s1": "events"}, ())]
+    [row] = data["ops"]["silu_and_mul"]["kernels"]["graphed"]["rows"]
+    assert row["x_compile"] == pytest.approx(3.0) and sb._mixed(row, "compile") == sb.RETIMED
+    [r] = sb.per_shape(data["ops"])
+    assert r["matched"] == 1 and r["x_compile"] == pytest.approx(3.0)
+    assert sb.rematch(ev, ROOT / "suites" / "llm-inference", data, set(), kernels_root=tmp_path) == []
+    assert len(ev.fixed) == 1
+
+
+def test_a_failed_retime_is_recorded_and_the_mark_stays(sb):
+    shape = _timed("s1", 3.0, "graph")
+    shape["baselines"] = {"eager": {"median_us": 60.0, "method": "events", "note": ""}}
+
+    class _Refusing(_FakeEvaluator):
+        def evaluate(self, spec, kernel, options):
+            if options.methods:
+                res = _result("wrong", [], ["wrong-output"])
+                return type("R", (), {"to_dict": lambda self: res})()
+            return super().evaluate(spec, kernel, options)
+
+    entry = sb.bench_op(_Refusing([_result("accepted", [shape])]), ROOT / "suites" / "llm-inference" / "silu_and_mul",
+                        [Path("k.py")])
+    assert "k timed again at ['s1']: wrong" in entry["baseline_failures"][0]
+    [row] = entry["kernels"]["k"]["rows"]
+    assert sb._mixed(row, "eager") == sb.MIXED and "us_as" not in row
+
+
+def test_named_kernels_join_an_operator_measured_before(sb):
+    """--kernels: only the named kernel is evaluated, against the baselines the entry holds (a
+    missing (shape, method) pair is timed); the other kernels' rows stay as they were."""
+    old = _result("accepted", [_timed("s1", 40.0, "events", {"eager": 60.0, "torch.compile": 30.0})])
+    ev = _FakeEvaluator([old])
+    suite = ROOT / "suites" / "llm-inference"
+    data = {"format": sb.FORMAT, "ops": {"silu_and_mul": sb.bench_op(ev, suite / "silu_and_mul", [Path("old.py")])}}
+    new = _result("accepted", [_timed("s1", 20.0, "events"), _timed("s2", 4.0, "graph")])
+    ev = _FakeEvaluator([new])
+    args = type("A", (), {"stop_after_s": float("inf"), "label": "abc"})()
+    kernels = {"silu_and_mul": [Path("reference_kernels/silu_and_mul/old.py"), Path("reference_kernels/silu_and_mul/new.py")]}
+    unknown = sb.add_kernels(ev, kernels, suite, data, {"silu_and_mul/new", "silu_and_mul/nope"}, lambda: None, args)
+    assert unknown == ["silu_and_mul/nope"] and ev.asked == [{"s2": "graph"}]
+    entry = data["ops"]["silu_and_mul"]
+    assert set(entry["kernels"]) == {"old", "new"} and entry["kernels"]["new"]["label"] == "abc"
+    s1 = {r["shape"]: r for r in entry["kernels"]["new"]["rows"]}
+    assert s1["s1"]["x_compile"] == pytest.approx(1.5) and s1["s2"]["x_compile"] == pytest.approx(1.25)
+    assert entry["kernels"]["old"]["rows"][0]["x_compile"] == pytest.approx(0.75)
+
+
+def test_kernels_option_needs_op_slash_kernel_and_stands_alone(tmp_path):
+    for extra, says in ((["--kernels", "pad_2d"], "op/kernel names"),
+                        (["--kernels", "pad_2d/a", "--redo", "--ops", "pad_2d"], "not with --redo")):
+        res = subprocess.run([sys.executable, str(TOOL), str(ROOT / "suites" / "kernel-patterns"), "--out",
+                              str(tmp_path / "x.json"), *extra], capture_output=True, text=True,
+                             env=dict(os.environ, PYTHONPATH=str(ROOT)))
+        assert res.returncode == 2 and says in res.stderr
