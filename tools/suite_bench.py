@@ -451,7 +451,8 @@ def markdown(data: dict) -> str:
             for r in k["rows"]:
                 p_us = f" {_fmt(r.get('production_us'))} |" if prod else ""
                 p_x = f" {_fmt(r.get('x_production'))}{_mixed(r, 'production')} |" if prod else ""
-                lines.append(f"| {op} | {kname} | {r['shape']} | {_fmt(r['us'])} | {r['method']} | "
+                also = "".join(f" ({m} {_fmt(t)})" for m, t in sorted((r.get("us_as") or {}).items()))
+                lines.append(f"| {op} | {kname} | {r['shape']} | {_fmt(r['us'])}{also} | {r['method']} | "
                              f"{_fmt(r['eager_us'])} | {_fmt(r['compile_us'])} |{p_us} "
                              f"{_fmt(r['x_eager'])}{_mixed(r, 'eager')} | {_fmt(r['x_compile'])}{_mixed(r, 'compile')} |"
                              f"{p_x} {_fmt(r['sol'])}{' (!)' if r['flag'] else ''} |")

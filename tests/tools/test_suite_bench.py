@@ -335,3 +335,13 @@ def test_kernels_option_needs_op_slash_kernel_and_stands_alone(tmp_path):
                               str(tmp_path / "x.json"), *extra], capture_output=True, text=True,
                              env=dict(os.environ, PYTHONPATH=str(ROOT)))
         assert res.returncode == 2 and says in res.stderr
+
+
+def test_the_table_shows_the_time_a_retimed_kernel_got(sb):
+    shape = _timed("s1", 3.0, "graph")
+    shape["baselines"] = {"eager": {"median_us": 60.0, "method": "events", "note": ""},
+                          "torch.compile": {"median_us": 6.0, "method": "graph", "note": ""}}
+    entry = sb.bench_op(_RetimingEvaluator([_result("accepted", [shape])], us=12.0),
+                        ROOT / "suites" / "llm-inference" / "silu_and_mul", [Path("k.py")])
+    table = sb.markdown({"format": sb.FORMAT, "ops": {"op": entry}})
+    assert "| op | k | s1 | 3.00 (events 12.00) | graph | 60.00 | 6.00 | 5.00‡ | 2.00 |" in table
