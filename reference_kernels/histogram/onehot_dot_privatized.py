@@ -1,0 +1,124 @@
+"""
+---
+op: histogram
+strategy: onehot-tensor-core-privatized-histogram
+techniques: [privatization, one-hot-matmul, tensor-core-counting, int8-dot, tl-histogram, grid-stride-loop, persistent-grid, integer-atomics, single-program-fast-path, init-kernel, masked-tail, deterministic]
+dsl: triton
+vendors: [nvidia, amd]
+archs: [any]
+params:
+  DOT_BLOCK: {values: [256, 512, 1024], default: 512}
+  PROGRAMS_PER_SM: {values: [1, 2, 4, 8], default: 4}
+  HIST_BLOCK: {values: [1024, 2048, 4096, 8192], default: 4096}
+  DOT_MIN_BINS: {values: [64, 128, 256, 512, 1024], default: 512}
+requires: []
+sources:
+  - https://triton-lang.org/main/python-api/generated/triton.language.dot.html
+  - https://triton-lang.org/main/python-api/generated/triton.language.histogram.html
+  - https://developer.nvidia.com/blog/gpu-pro-tip-fast-histograms-using-shared-atomics-on-maxwell/
+---
+Counting on the tensor cores. Write a bin as b = hi * LO + lo with LO = 32 (or fewer for small bin
+counts); then count[hi, lo] = sum over ids of [hi(id) = hi] * [lo(id) = lo], which is the product
+of the [HI, BLOCK] one-hot matrix of the ids' high parts and the [BLOCK, LO] one-hot matrix of their
+low parts. A fixed grid of PROGRAMS_PER_SM programs per SM walks DOT_BLOCK-id tiles with a grid-stride
+loop, builds the two int8 one-hot tiles with HI + LO compares per id and accumulates their product
+into a private [HI, LO] int32 histogram with tl.dot (int8 x int8 -> int32 is exact for any count),
+then adds it to the zeroed int64 counts with one relaxed atomic per non-empty bin. Ids outside
+[0, num_bins) and the tail lanes become -1, whose high part matches no row. Bin counts under
+DOT_MIN_BINS, or too few ids to fill the grid, use a privatized tl.histogram instead (HIST_BLOCK-id
+tiles, same grid and flush); when one program is enough it stores the counts itself, so the small
+decode shapes run one launch with no zeroing kernel.
+
+Why it should beat torch.compile at buckets-16m-1024 (not yet measured on a GPU): torch.compile
+keeps aten bincount (226 us, shared-memory atomics serialised on the skewed hot bins), and our
+privatized_grid_stride took 262 us: Triton lowers tl.histogram to a per-warp ballot-and-popcount
+loop that costs about log2(bins) ballots plus bins/32 x log2(bins) mask operations per 32 ids, about
+12 warp instructions per id at 1024 bins, which is what 16M ids x 12 / (132 SMs x 4 issue slots)
+predicts. The one-hot product needs 64 compares per id (2 warp instructions) and moves the summing
+to the tensor cores, where a [32, 512] x [512, 32] int8 product is a handful of mma instructions.
+Every other shape (256 bins and fewer) already beat torch.compile 5-20x with tl.histogram and keeps
+that path.
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+DOT_BLOCK = 512
+PROGRAMS_PER_SM = 4
+HIST_BLOCK = 4096
+DOT_MIN_BINS = 512
+CPU_SMS = 4  # the interpreter has no SMs: a small fixed grid that still exercises the stride
+SINGLE_MAX = 8192  # ids up to which one program counts everything and stores the counts itself
+
+
+@triton.jit
+def _zero_counts(c_ptr, n_bins, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(c_ptr + offs, tl.zeros([BLOCK], dtype=c_ptr.dtype.element_ty), mask=offs < n_bins)
+
+
+@triton.jit
+def _count_onehot_dot(ids_ptr, c_ptr, n, n_bins, BLOCK: tl.constexpr, HI: tl.constexpr, LO: tl.constexpr,
+                      LOG_LO: tl.constexpr):
+    lanes = tl.arange(0, BLOCK)
+    rh = tl.arange(0, HI)
+    rl = tl.arange(0, LO)
+    acc = tl.zeros([HI, LO], dtype=tl.int32)
+    for t in range(tl.program_id(0), tl.cdiv(n, BLOCK), tl.num_programs(0)):
+        offs = tl.cast(t, tl.int64) * BLOCK + lanes
+        live = offs < n
+        ids = tl.load(ids_ptr + offs, mask=live, other=-1)
+        ids = tl.where(live & (ids < n_bins), ids, -1)   # -1 (and any negative id) has a high part < 0
+        a = (rh[:, None] == (ids >> LOG_LO)[None, :]).to(tl.int8)   # [HI, BLOCK] one-hot of the high part
+        b = ((ids & (LO - 1))[:, None] == rl[None, :]).to(tl.int8)   # [BLOCK, LO] one-hot of the low part
+        acc = tl.dot(a, b, acc, out_dtype=tl.int32)
+    bins = rh[:, None] * LO + rl[None, :]
+    tl.atomic_add(c_ptr + bins, acc.to(c_ptr.dtype.element_ty), mask=(bins < n_bins) & (acc > 0), sem="relaxed")
+
+
+@triton.jit
+def _count_hist(ids_ptr, c_ptr, n, n_bins, BLOCK: tl.constexpr, BINS: tl.constexpr, STORE: tl.constexpr):
+    lanes = tl.arange(0, BLOCK)
+    local = tl.zeros([BINS], dtype=tl.int32)
+    for t in range(tl.program_id(0), tl.cdiv(n, BLOCK), tl.num_programs(0)):
+        offs = tl.cast(t, tl.int64) * BLOCK + lanes
+        live = offs < n
+        ids = tl.load(ids_ptr + offs, mask=live, other=0)
+        local += tl.histogram(ids, BINS, mask=live & (ids >= 0) & (ids < n_bins))
+    bins = tl.arange(0, BINS)
+    if STORE:  # the only program: its counts are the answer
+        tl.store(c_ptr + bins, local.to(c_ptr.dtype.element_ty), mask=bins < n_bins)
+    else:
+        tl.atomic_add(c_ptr + bins, local.to(c_ptr.dtype.element_ty), mask=(bins < n_bins) & (local > 0),
+                      sem="relaxed")
+
+
+class ModelNew(torch.nn.Module):
+    def __init__(self, num_bins: int):
+        super().__init__()
+        self.num_bins = num_bins
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        ids = ids.contiguous()
+        n = ids.numel()
+        nb = self.num_bins
+        counts = torch.empty(nb, dtype=torch.int64, device=ids.device)
+        bins_p2 = triton.next_power_of_2(nb)
+        if n <= SINGLE_MAX:  # one program, one launch, no zeroing
+            block = min(HIST_BLOCK, max(triton.next_power_of_2(n), 32))
+            _count_hist[(1,)](ids, counts, n, nb, BLOCK=block, BINS=bins_p2, STORE=True, num_warps=4)
+            return counts
+        _zero_counts[(triton.cdiv(nb, 1024),)](counts, nb, BLOCK=1024, num_warps=4)
+        sms = torch.cuda.get_device_properties(ids.device).multi_processor_count if ids.is_cuda else CPU_SMS
+        if nb >= DOT_MIN_BINS:
+            lo = min(32, max(16, bins_p2 // 16))
+            hi = max(16, bins_p2 // lo)
+            n_programs = min(sms * PROGRAMS_PER_SM, triton.cdiv(n, DOT_BLOCK))
+            _count_onehot_dot[(n_programs,)](ids, counts, n, nb, BLOCK=DOT_BLOCK, HI=hi, LO=lo,
+                                             LOG_LO=lo.bit_length() - 1, num_warps=4)
+        else:
+            n_programs = min(sms * PROGRAMS_PER_SM, triton.cdiv(n, HIST_BLOCK))
+            _count_hist[(n_programs,)](ids, counts, n, nb, BLOCK=HIST_BLOCK, BINS=bins_p2, STORE=False,
+                                       num_warps=8)
+        return counts
