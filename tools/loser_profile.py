@@ -6,7 +6,7 @@ Triton code inductor generated there (what the kernel has to beat, line by line)
       [--ops a,b] [--below 1.0] [--budget-s 400]
 
 OUT gets, per (operator, shape): ours/ and compile/ (the profiler's files, report.json,
-summary.txt) and inductor.py (inductor's generated code for that shape), then summary.md (one table:
+summary.txt) and inductor.log (inductor's generated code for that shape), then summary.md (one table:
 each side's kernels, device time, DRAM bytes against the compulsory bytes, throughput, occupancy,
 registers, grid and block) and summary.json. Needs a CUDA GPU and Nsight Compute; these are the
 project's own reference kernels, run with a scrubbed environment (no sandbox: torch.compile writes
@@ -104,7 +104,7 @@ def main() -> int:
             got = profile(spec, kernel, shape, out_dir=where / name, compiled=compiled, launcher=EnvLauncher(),
                           compulsory_bytes=cb, timeout_s=300)
             row[name] = side(got.report.to_dict() if got.report else None) | {"status": got.status}
-        inductor_code(Path(spec.path), kernel, shape, where / "inductor.py")
+        inductor_code(Path(spec.path), kernel, shape, where / "inductor.log")
         rows.append(row)
         print(f"{op}/{shape}: {kname} {x:.2f}x; kernel {row['ours'].get('device_us')} us, "
               f"compile {row['compile'].get('device_us')} us", flush=True)
