@@ -1,0 +1,120 @@
+"""
+---
+op: global_sum
+strategy: grid-stride-partials-last-program-finalize
+techniques: [grid-stride, occupancy-sized-grid, last-program-finalize, atomic-counter, single-launch, deterministic, fp32-accumulate, masked-tail]
+dsl: triton
+vendors: [nvidia, amd]
+archs: [any]
+params:
+  BLOCK: {values: [1024, 2048, 4096, 8192], default: 4096}
+  PROGRAMS_PER_SM: {values: [1, 2, 4, 8], default: 4}
+  NUM_WARPS: {values: [4, 8, 16], default: 16}
+requires: []
+sources:
+  - https://developer.download.nvidia.com/assets/cuda/files/reduction.pdf
+  - https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#memory-fence-functions
+---
+One launch at every size. A grid of PROGRAMS_PER_SM x SM-count programs (capped at one per BLOCK)
+sweeps the tensor grid-stride, so that at each step all programs read neighbouring BLOCKs. Each
+program reduces its blocks into an fp32 vector, stores one partial and bumps an arrival counter
+(acq_rel atomic after a CTA barrier). The program that arrives last sums all partials in program
+order from L2, writes the 0-d result and resets the counter. Unlike atomic_accumulate there is no
+zero-init kernel and no float atomics, so the result is deterministic. Unlike two_kernel_tree
+there is no second launch. Up to BLOCK elements (n = 4096, 777) take a single program and no
+counter. The counter is an int32 the module zeroes once per device. A grid that loops (16M, 64M)
+runs 16 warps per program, and one block per program (1M) runs 8.
+Not profiled with Nsight. On the H200 atomic_accumulate (zero kernel plus atomics) took 6.24 us at
+n = 1M against torch.compile's 5.37 (CUDA graph), and two_kernel_tree 66.91 against 65.86 at 64M.
+This file measured on the H200 (harness timer): 4.19 us at 1M (torch.compile 4.67 by graph replay
+in the same process), 64.3-65.1 us at 64M (table: 65.86; warps matter, since 8 warps took 75),
+20.3-20.7 at 16M (table 25.49), 2.69 at 4096 (torch.compile 4.92), 4.44 at 1000003 and 2.19 at
+777.
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+BLOCK = 4096
+PROGRAMS_PER_SM = 4
+NUM_WARPS = 16
+CPU_SMS = 132  # off CUDA (the interpreter) the grid is sized as for an H100/H200
+MAX_PARTIALS = 4096  # the finalizing program reads at most this many partials in one tile
+
+_SM_COUNTS: dict = {}
+
+
+def _sm_count(device: torch.device) -> int:
+    if device.type != "cuda":
+        return CPU_SMS
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    if index not in _SM_COUNTS:
+        _SM_COUNTS[index] = torch.cuda.get_device_properties(index).multi_processor_count
+    return _SM_COUNTS[index]
+
+
+@triton.jit
+def _sum_one_program(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, n, BLOCK):
+        idx = start + offs
+        acc += tl.load(x_ptr + idx, mask=idx < n, other=0.0).to(tl.float32)
+    tl.store(y_ptr, tl.sum(acc, axis=0))
+
+
+@triton.jit
+def _sum_grid_stride(x_ptr, ws_ptr, cnt_ptr, y_ptr, n, n_progs, iters, BLOCK: tl.constexpr, BLOCK_P: tl.constexpr,
+                     EVICT: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for i in range(0, iters):
+        idx = (i * n_progs + pid).to(tl.int64) * BLOCK + offs  # step i: all programs read adjacent blocks
+        acc += tl.load(x_ptr + idx, mask=idx < n, other=0.0, eviction_policy=EVICT).to(tl.float32)
+    tl.store(ws_ptr + pid, tl.sum(acc, axis=0))
+    tl.debug_barrier()
+    arrived = tl.atomic_add(cnt_ptr, 1, sem="acq_rel", scope="gpu")  # release partial, acquire others
+    is_last = arrived == n_progs - 1
+    p = tl.arange(0, BLOCK_P)
+    parts = tl.load(ws_ptr + p, mask=(p < n_progs) & is_last, other=0.0, cache_modifier=".cg")
+    tl.store(y_ptr, tl.sum(parts, axis=0), mask=is_last)
+    tl.store(cnt_ptr, 0, mask=is_last)  # ready for the next launch
+
+
+def launch(flat, y, counter, block, n_progs, num_warps, evict=""):
+    n = flat.numel()
+    n_blocks = triton.cdiv(n, block)
+    n_progs = max(1, min(n_progs, n_blocks, MAX_PARTIALS))
+    if n_progs == 1:
+        _sum_one_program[(1,)](flat, y, n, BLOCK=block, num_warps=num_warps)
+        return
+    iters = triton.cdiv(n_blocks, n_progs)
+    n_progs = triton.cdiv(n_blocks, iters)  # no program without a block
+    ws = torch.empty(n_progs, dtype=torch.float32, device=flat.device)
+    _sum_grid_stride[(n_progs,)](flat, ws, counter, y, n, n_progs, iters, BLOCK=block,
+                                 BLOCK_P=triton.next_power_of_2(n_progs), EVICT=evict, num_warps=num_warps)
+
+
+class ModelNew(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self._counters: dict = {}  # per device: one int32 arrival counter, kept at zero between launches
+
+    def counter(self, device: torch.device) -> torch.Tensor:
+        key = str(device)
+        if key not in self._counters:
+            self._counters[key] = torch.zeros(1, dtype=torch.int32, device=device)
+        return self._counters[key]
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        flat = x.reshape(-1).contiguous()
+        y = torch.empty((), dtype=torch.float32, device=x.device)
+        if flat.numel() == 0:
+            return y.fill_(0)
+        n_progs = _sm_count(x.device) * PROGRAMS_PER_SM
+        # a grid that loops takes all warps; one block per program (1M elements or fewer) half of them
+        warps = NUM_WARPS if flat.numel() > n_progs * BLOCK else max(4, NUM_WARPS // 2)
+        launch(flat, y, self.counter(x.device), BLOCK, n_progs, warps)
+        return y

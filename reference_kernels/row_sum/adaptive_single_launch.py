@@ -1,0 +1,150 @@
+"""
+---
+op: row_sum
+strategy: shape-dispatched-single-launch
+techniques: [multi-row-per-program, split-reduction, last-program-finalize, atomic-counter, single-launch, deterministic, fp32-accumulate, masked-tail]
+dsl: triton
+vendors: [nvidia, amd]
+archs: [any]
+params:
+  TILE: {values: [1024, 2048, 4096, 8192], default: 4096}
+  SPLIT_CHUNK: {values: [1024, 2048, 4096, 8192], default: 4096}
+  NUM_WARPS: {values: [4, 8, 16], default: 16}
+requires: []
+sources:
+  - https://developer.download.nvidia.com/assets/cuda/files/reduction.pdf
+  - https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#memory-fence-functions
+---
+One launch at every shape, with the layout picked from the shape. Many rows (16384 x 4096,
+65536 x 128, 1000 x 5120) use a [ROWS, BLOCK_N] tile per program with ROWS x BLOCK_N = TILE
+elements: a whole 4096-wide row in one step with 16 warps, or 32 rows of 128 at once with 4
+warps. That is thousands of programs of 16 KB loads and no second pass. Few long rows (32 or 1
+vocab rows of 128256, 7 x 30001) use rows x chunks programs. Each reduces SPLIT_CHUNK columns (half
+that when a single row would leave most SMs idle) and stores one fp32 partial. The program that
+then bumps the row's arrival counter (acq_rel atomic) to n_chunks - 1 is the last one: it reads
+the row's partials from L2 in chunk order, writes the sum and resets the counter. So the result is
+deterministic and there is no second kernel. The counters live in a small int32 buffer the module
+zeroes once per device, and the last program leaves them at zero.
+Not profiled with Nsight. On the H200 split_row (two kernels) lost at 32 x 128256 (7.95 us against
+torch.compile's 7.43, CUDA-graph timing) and 1 x 128256 (4.95 against 4.68), and blocked_loop lost
+62.14 to 61.54 us at 16384 x 4096. This file measured on the H200 (harness timer): 7.19 us at
+32 x 128256 and 3.42-3.54 at 1 x 128256 (torch.compile 3.92 by graph replay in the same
+process). 16384 x 4096 took 61.95-62.7 us, level with the table's 61.54 for torch.compile, not
+clearly ahead. 4096 x 8192 took 34.0 (table 36.91), 65536 x 128 10.4 (graph; table 22.16),
+1000 x 5120 7.19 and 7 x 30001 3.44 (torch.compile 8.19 and 9.44 by graph replay).
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+TILE = 4096
+SPLIT_CHUNK = 4096
+NUM_WARPS = 16
+CPU_SMS = 132  # off CUDA (the interpreter) the split is sized as for an H100/H200
+SPLIT_BELOW_ROWS = 264  # fewer rows than two per SM: split each row across programs
+MAX_BLOCK_N = 4096  # widest column step of the tile path
+
+_SM_COUNTS: dict = {}
+
+
+def _sm_count(device: torch.device) -> int:
+    if device.type != "cuda":
+        return CPU_SMS
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    if index not in _SM_COUNTS:
+        _SM_COUNTS[index] = torch.cuda.get_device_properties(index).multi_processor_count
+    return _SM_COUNTS[index]
+
+
+@triton.jit
+def _row_sum_tile(x_ptr, y_ptr, n_rows, n_cols, x_stride, ROWS: tl.constexpr, BLOCK_N: tl.constexpr,
+                  EVICT: tl.constexpr):
+    rows = tl.program_id(0).to(tl.int64) * ROWS + tl.arange(0, ROWS)
+    row_mask = rows < n_rows
+    cols = tl.arange(0, BLOCK_N)
+    acc = tl.zeros([ROWS, BLOCK_N], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK_N):
+        idx = start + cols
+        acc += tl.load(x_ptr + rows[:, None] * x_stride + idx[None, :],
+                       mask=row_mask[:, None] & (idx < n_cols)[None, :], other=0.0,
+                       eviction_policy=EVICT).to(tl.float32)
+    tl.store(y_ptr + rows, tl.sum(acc, axis=1).to(y_ptr.dtype.element_ty), mask=row_mask)
+
+
+@triton.jit
+def _row_sum_split(x_ptr, ws_ptr, cnt_ptr, y_ptr, n_cols, x_stride, n_chunks, CHUNK: tl.constexpr,
+                   BLOCK_N: tl.constexpr, BLOCK_C: tl.constexpr, EVICT: tl.constexpr):
+    chunk = tl.program_id(0)
+    row = tl.program_id(1).to(tl.int64)
+    cols = tl.arange(0, BLOCK_N)
+    acc = tl.zeros([BLOCK_N], dtype=tl.float32)
+    for off in range(0, CHUNK, BLOCK_N):
+        idx = chunk * CHUNK + off + cols
+        acc += tl.load(x_ptr + row * x_stride + idx, mask=idx < n_cols, other=0.0,
+                       eviction_policy=EVICT).to(tl.float32)
+    tl.store(ws_ptr + row * n_chunks + chunk, tl.sum(acc, axis=0))
+    tl.debug_barrier()
+    arrived = tl.atomic_add(cnt_ptr + row, 1, sem="acq_rel", scope="gpu")  # release partial, acquire others
+    is_last = arrived == n_chunks - 1
+    offs = tl.arange(0, BLOCK_C)
+    tot = tl.zeros([BLOCK_C], dtype=tl.float32)
+    for c0 in range(0, n_chunks, BLOCK_C):
+        c = c0 + offs
+        tot += tl.load(ws_ptr + row * n_chunks + c, mask=(c < n_chunks) & is_last, other=0.0, cache_modifier=".cg")
+    tl.store(y_ptr + row, tl.sum(tot, axis=0).to(y_ptr.dtype.element_ty), mask=is_last)
+    tl.store(cnt_ptr + row, 0, mask=is_last)  # ready for the next launch
+
+
+def launch_tile(x2, y, rows_per_prog, block_n, num_warps, evict="", num_stages=3):
+    n_rows, n_cols = x2.shape
+    _row_sum_tile[(triton.cdiv(n_rows, rows_per_prog),)](x2, y, n_rows, n_cols, x2.stride(0), ROWS=rows_per_prog,
+                                                          BLOCK_N=block_n, EVICT=evict, num_warps=num_warps,
+                                                          num_stages=num_stages)
+
+
+def launch_split(x2, y, counters, chunk, block_n, num_warps, evict=""):
+    n_rows, n_cols = x2.shape
+    n_chunks = triton.cdiv(n_cols, chunk)
+    ws = torch.empty((n_rows, n_chunks), dtype=torch.float32, device=x2.device)
+    _row_sum_split[(n_chunks, n_rows)](x2, ws, counters, y, n_cols, x2.stride(0), n_chunks, CHUNK=chunk,
+                                       BLOCK_N=min(block_n, chunk),
+                                       BLOCK_C=min(1024, triton.next_power_of_2(n_chunks)), EVICT=evict,
+                                       num_warps=num_warps)
+
+
+class ModelNew(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self._counters: dict = {}  # per device: int32 arrival counters, kept at zero between launches
+
+    def counters(self, device: torch.device, n: int) -> torch.Tensor:
+        key = str(device)
+        cnt = self._counters.get(key)
+        if cnt is None or cnt.numel() < n:
+            cnt = torch.zeros(max(n, 1024), dtype=torch.int32, device=device)
+            self._counters[key] = cnt
+        return cnt
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        n_cols = x.shape[-1]
+        x2 = x.reshape(-1, n_cols).contiguous()
+        n_rows = x2.shape[0]
+        y = torch.empty(n_rows, dtype=x.dtype, device=x.device)
+        if n_rows == 0:
+            return y.view(x.shape[:-1])
+        if n_cols == 0:
+            return y.fill_(0).view(x.shape[:-1])
+        if n_rows < min(SPLIT_BELOW_ROWS, 2 * _sm_count(x.device)) and n_cols > SPLIT_CHUNK:
+            # few long rows: spread each row over programs; one row alone gets half-size chunks
+            chunk = SPLIT_CHUNK // 2 if n_rows * triton.cdiv(n_cols, SPLIT_CHUNK) < _sm_count(x.device) else SPLIT_CHUNK
+            launch_split(x2, y, self.counters(x.device, n_rows), chunk, 1024, 4)
+        else:
+            block_n = min(triton.next_power_of_2(n_cols), MAX_BLOCK_N, TILE)
+            rows_per_prog = max(1, TILE // block_n)
+            if block_n < 1024:  # short rows: a [ROWS, BLOCK_N] tile of many rows, 4 warps
+                warps = 4
+            else:  # a whole row in one step takes all warps, a looped row half of them
+                warps = NUM_WARPS if n_cols <= block_n else max(4, NUM_WARPS // 2)
+            launch_tile(x2, y, rows_per_prog, block_n, warps)
+        return y.view(x.shape[:-1])
