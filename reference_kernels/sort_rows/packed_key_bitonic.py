@@ -22,6 +22,10 @@ decoded from the sorted key (shift and bitcast for the value, mask for the index
 log2(n) (log2(n) + 1) / 2 compare-exchange stages over the BLOCK_M rows held by the program, so
 the cost grows as n log^2 n and rows must fit in registers (up to a few thousand columns);
 padding lanes get the largest key and sort to the end.
+Nsight Compute on the H200 (2026-12-04, docs/results/h200-2026-12-04-losers): at decode-64x2048 it
+ran 32 programs of 128 threads at 128 registers (6 % achieved occupancy, 32 of 132 SMs busy) in 100
+us, against PyTorch's radix sort under torch.compile in 29.5 us (3 launches); at
+candidates-4096x1024, 240 us at 33 % SM throughput against 120 us.
 """
 
 import torch
