@@ -23,8 +23,8 @@ call is exactly two launches; x is read twice, the price of needing the global m
 Nsight Compute on the H200 (2026-12-04, docs/results/h200-2026-12-04-losers): at
 llama3-70b-tp8-down-decode-1 (3584 values) its two launches of one 256-thread program each took 4.77
 us of device time, against torch.compile's one fused program of 512 threads, 3.07 us; the suite
-timed that shape with events (28.06 us) because two launches and their allocations kept the host-
-side probe above the 20 us graph threshold.
+timed that shape with events (28.06 us) because two launches and their allocations kept the
+host-side probe above the 20 us graph threshold.
 """
 
 import torch
