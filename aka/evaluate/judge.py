@@ -24,7 +24,7 @@ import math
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import torch
 
@@ -597,6 +597,33 @@ def check_production(op: Operator, ref: torch.nn.Module, prod: torch.nn.Module, 
 
 # -- interleaved comparison ------------------------------------------------------------------------
 
+REPEAT_WARMUP_MS = 1.0
+"""Warm-up of a side's later timings at a shape in a comparison. Its first timing there warms up in
+full (GpuTimer's 25 ms: first-call effects, clocks); the rounds after it follow the other side's
+timings on the same GPU, so the clocks are up and nothing is compiled any more, and a full warm-up
+per timing was about half of a comparison's time (six shapes, up to 21 timings each)."""
+
+
+def abba(rounds: int, settled: Callable[[], bool]) -> Iterator[tuple[str, dict[str, float]]]:
+    """The order of an interleaved comparison at one shape, as (side, extra bench fields) per
+    timing: the incumbent once, then per round candidate, candidate, incumbent, with every round
+    after the first opened by the incumbent (A | B B A | A B B A ...). `settled()` is asked after
+    each round and ends the comparison early. Each side warms up in full only on its first timing."""
+    seen: set[str] = set()
+
+    def ask(side: str) -> tuple[str, dict[str, float]]:
+        kw = {"warmup_ms": REPEAT_WARMUP_MS} if side in seen else {}
+        seen.add(side)
+        return side, kw
+
+    yield ask("incumbent")
+    for r in range(rounds):
+        for side in (("incumbent",) if r else ()) + ("candidate", "candidate", "incumbent"):
+            yield ask(side)
+        if settled():
+            return                               # clear either way: more rounds cannot change it
+
+
 def run_compare(job: jobs.CompareJob) -> dict[str, Any]:
     """ABBA rounds per shape, incumbent and candidate each in its own confined process (neither
     can slow the other down from inside); each side's claims cross-checked like an evaluation's."""
@@ -622,21 +649,13 @@ def run_compare(job: jobs.CompareJob) -> dict[str, Any]:
                           reps=int(job.reps))
             for side, remote in (("incumbent", inc), ("candidate", cand)):
                 remote.ask("build", shape=i, params=shape.params, seed=seed)
-            side = "incumbent"
-            first = _timing(inc.ask("bench", **common))
-            method = first["method"] if gpu else None
-            a, b = [first["median_us"]], []
-            for r in range(int(job.rounds)):
-                if r:
-                    side = "incumbent"
-                    a.append(_timing(inc.ask("bench", method=method, **common))["median_us"])
-                side = "candidate"
-                b.append(_timing(cand.ask("bench", method=method, **common))["median_us"])
-                b.append(_timing(cand.ask("bench", method=method, **common))["median_us"])
-                side = "incumbent"
-                a.append(_timing(inc.ask("bench", method=method, **common))["median_us"])
-                if settled(a, b):
-                    break                             # clear either way: more rounds cannot change it
+            sides = {"incumbent": inc, "candidate": cand}
+            a, b, method = [], [], None
+            for side, kw in abba(int(job.rounds), lambda: settled(a, b)):
+                fixed = {"method": method} if method else {}      # the first timing picks it
+                t = _timing(sides[side].ask("bench", **common, **kw, **fixed))
+                method = method or (t["method"] if gpu else None)
+                (a if side == "incumbent" else b).append(t["median_us"])
             for side, remote, times in (("incumbent", inc, a), ("candidate", cand, b)):
                 claim = {"median_us": sorted(times)[len(times) // 2], "method": method or "cpu-interpreter"}
                 forged = cross_check(remote, i, shape.params, seed, claim, gpu, None)

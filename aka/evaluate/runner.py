@@ -90,6 +90,7 @@ class Runner:
         self.retained: dict[str, Any] = {}
         """Outputs kept (cloned) for a later call's `same_as`, by call name."""
         self.timer: Any = None
+        self.default_warmup_ms = 25.0
 
     # -- commands ------------------------------------------------------------------------------
 
@@ -249,7 +250,9 @@ class Runner:
             from aka.evaluate.timing import GpuTimer
 
             self.timer = GpuTimer(reps=int(cmd.get("reps", 100)))
+            self.default_warmup_ms = self.timer.warmup_ms
         self.timer.reps = int(cmd.get("reps", self.timer.reps))
+        self.timer.warmup_ms = min(max(float(cmd.get("warmup_ms", self.default_warmup_ms)), 0.0), 1000.0)
         return self.timer
 
 

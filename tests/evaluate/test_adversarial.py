@@ -166,3 +166,23 @@ def test_an_output_that_changes_after_the_first_call_is_caught(evaluator, fixtur
     first = result.rejections[0]
     assert first.rule == "wrong-output" and first.shape == "cpu-a" and "second candidate call" in first.message
 
+
+
+def test_an_interleaved_comparison_runs_a_bba_abba_and_warms_each_side_up_once():
+    from aka.evaluate.judge import REPEAT_WARMUP_MS, abba
+
+    order = list(abba(3, lambda: False))
+    assert [s[0] for s in order] == ["incumbent", "candidate", "candidate", "incumbent",
+                                     "incumbent", "candidate", "candidate", "incumbent",
+                                     "incumbent", "candidate", "candidate", "incumbent"]
+    kws = [kw for _, kw in order]
+    assert kws[:2] == [{}, {}]                  # the incumbent's and the candidate's first timings
+    assert all(kw == {"warmup_ms": REPEAT_WARMUP_MS} for kw in kws[2:])
+
+
+def test_an_interleaved_comparison_stops_once_settled():
+    from aka.evaluate.judge import abba
+
+    rounds_done = []
+    order = list(abba(5, lambda: rounds_done.append(1) or len(rounds_done) == 2))
+    assert len(rounds_done) == 2 and len(order) == 1 + 3 + 4
