@@ -2,7 +2,7 @@
 ---
 op: gemv
 strategy: row-tile-streaming-with-split-fallback
-techniques: [row-block, k-loop, vector-accumulator, streaming-eviction, split-k, last-program-finalize, atomic-counter, single-launch, fp32-accumulate, coalesced-rows, masked-tail]
+techniques: [row-block, k-loop, vector-accumulator, streaming-eviction, split-k, last-program-finalize, atomic-counter, single-launch, fp32-accumulate, coalesced-rows, masked-tail, eviction-hints, last-arriver-merge]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
@@ -124,7 +124,7 @@ class ModelNew(torch.nn.Module):
         if n == 0:
             return y
         if k == 0:
-            return y.fill_(0)
+            return torch.zeros_like(y)
         row_blocks = triton.cdiv(n, BLOCK_N)
         chunk_k = None
         if row_blocks < 2 * _sm_count(w.device) and k > 2 * SPLIT_CHUNK_K:  # too few programs: split k too

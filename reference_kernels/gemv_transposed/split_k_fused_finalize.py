@@ -2,7 +2,7 @@
 ---
 op: gemv_transposed
 strategy: split-k-last-program-finalize
-techniques: [split-k, column-tile, coalesced-rows, last-program-finalize, atomic-counter, single-launch, deterministic, fp32-accumulate, masked-tail]
+techniques: [split-k, column-tile, coalesced-rows, last-program-finalize, atomic-counter, single-launch, deterministic, fp32-accumulate, masked-tail, eviction-hints, last-arriver-merge]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
@@ -134,7 +134,7 @@ class ModelNew(torch.nn.Module):
         if n == 0:
             return y
         if k == 0:
-            return y.fill_(0)
+            return torch.zeros_like(y)
         if k * n * w.element_size() <= SMALL_BYTES:  # gpt2-xl's 41 MB: two programs per SM, short row chunks
             block_n, warps = (SMALL_BLOCK_N, SMALL_NUM_WARPS) if n >= 4 * SMALL_BLOCK_N else (128, 4)
             chunks = min(MAX_CHUNKS, triton.cdiv(SMALL_PROGRAMS_PER_SM * _sm_count(w.device), triton.cdiv(n, block_n)))

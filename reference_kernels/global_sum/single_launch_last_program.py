@@ -2,7 +2,7 @@
 ---
 op: global_sum
 strategy: grid-stride-partials-last-program-finalize
-techniques: [grid-stride, occupancy-sized-grid, last-program-finalize, atomic-counter, single-launch, deterministic, fp32-accumulate, masked-tail]
+techniques: [grid-stride, occupancy-sized-grid, last-program-finalize, atomic-counter, single-launch, deterministic, fp32-accumulate, masked-tail, eviction-hints]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
@@ -89,12 +89,12 @@ def launch(flat, y, counter, block, n_progs, num_warps, evict=""):
     n_progs = max(1, min(n_progs, n_blocks, MAX_PARTIALS))
     if n_progs == 1:
         _sum_one_program[(1,)](flat, y, n, BLOCK=block, num_warps=num_warps)
-        return
-    iters = triton.cdiv(n_blocks, n_progs)
-    n_progs = triton.cdiv(n_blocks, iters)  # no program without a block
-    ws = torch.empty(n_progs, dtype=torch.float32, device=flat.device)
-    _sum_grid_stride[(n_progs,)](flat, ws, counter, y, n, n_progs, iters, BLOCK=block,
-                                 BLOCK_P=triton.next_power_of_2(n_progs), EVICT=evict, num_warps=num_warps)
+    else:
+        iters = triton.cdiv(n_blocks, n_progs)
+        n_progs = triton.cdiv(n_blocks, iters)  # no program without a block
+        ws = torch.empty(n_progs, dtype=torch.float32, device=flat.device)
+        _sum_grid_stride[(n_progs,)](flat, ws, counter, y, n, n_progs, iters, BLOCK=block,
+                                     BLOCK_P=triton.next_power_of_2(n_progs), EVICT=evict, num_warps=num_warps)
 
 
 class ModelNew(torch.nn.Module):
@@ -112,7 +112,7 @@ class ModelNew(torch.nn.Module):
         flat = x.reshape(-1).contiguous()
         y = torch.empty((), dtype=torch.float32, device=x.device)
         if flat.numel() == 0:
-            return y.fill_(0)
+            return torch.zeros_like(y)
         n_progs = _sm_count(x.device) * PROGRAMS_PER_SM
         # a grid that loops takes all warps; one block per program (1M elements or fewer) half of them
         warps = NUM_WARPS if flat.numel() > n_progs * BLOCK else max(4, NUM_WARPS // 2)

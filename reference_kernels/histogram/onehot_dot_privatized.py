@@ -2,7 +2,7 @@
 ---
 op: histogram
 strategy: onehot-tensor-core-privatized-histogram
-techniques: [privatization, one-hot-matmul, tensor-core-counting, int8-dot, tl-histogram, grid-stride-loop, persistent-grid, integer-atomics, single-program-fast-path, init-kernel, masked-tail, deterministic]
+techniques: [privatization, one-hot-matmul, tensor-core-counting, int8-dot, tl-histogram, grid-stride-loop, persistent-grid, integer-atomics, single-program-fast-path, init-kernel, masked-tail, deterministic, tensor-cores]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]

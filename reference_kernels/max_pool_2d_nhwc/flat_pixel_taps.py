@@ -2,7 +2,7 @@
 ---
 op: max_pool_2d_nhwc
 strategy: flat-pixel-tap-loop-constexpr
-techniques: [window-reduction, channels-last, flat-1d-grid, constexpr-shape-specialization, vectorized-loads, cache-reuse, per-shape-block-choice, masked-tail]
+techniques: [window-reduction, channels-last, flat-1d-grid, constexpr-shape-specialization, vectorized-loads, per-shape-block-choice, masked-tail]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]

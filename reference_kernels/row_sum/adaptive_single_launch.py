@@ -2,7 +2,7 @@
 ---
 op: row_sum
 strategy: shape-dispatched-single-launch
-techniques: [multi-row-per-program, split-reduction, last-program-finalize, atomic-counter, single-launch, deterministic, fp32-accumulate, masked-tail]
+techniques: [multi-row-per-program, split-reduction, last-program-finalize, atomic-counter, single-launch, deterministic, fp32-accumulate, masked-tail, eviction-hints]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
@@ -96,21 +96,20 @@ def _row_sum_split(x_ptr, ws_ptr, cnt_ptr, y_ptr, n_cols, x_stride, n_chunks, CH
     tl.store(cnt_ptr + row, 0, mask=is_last)  # ready for the next launch
 
 
-def launch_tile(x2, y, rows_per_prog, block_n, num_warps, evict="", num_stages=3):
+def launch(x2, y, counters, chunk, rows_per_prog, block_n, num_warps, evict="", num_stages=3):
+    """chunk > 0: each row split into chunks over programs, the last to finish a row sums its
+    partials (COUNTERS: one int32 per row, at zero); chunk == 0: ROWS_PER_PROG whole rows a program."""
     n_rows, n_cols = x2.shape
-    _row_sum_tile[(triton.cdiv(n_rows, rows_per_prog),)](x2, y, n_rows, n_cols, x2.stride(0), ROWS=rows_per_prog,
-                                                          BLOCK_N=block_n, EVICT=evict, num_warps=num_warps,
-                                                          num_stages=num_stages)
-
-
-def launch_split(x2, y, counters, chunk, block_n, num_warps, evict=""):
-    n_rows, n_cols = x2.shape
-    n_chunks = triton.cdiv(n_cols, chunk)
-    ws = torch.empty((n_rows, n_chunks), dtype=torch.float32, device=x2.device)
-    _row_sum_split[(n_chunks, n_rows)](x2, ws, counters, y, n_cols, x2.stride(0), n_chunks, CHUNK=chunk,
-                                       BLOCK_N=min(block_n, chunk),
-                                       BLOCK_C=min(1024, triton.next_power_of_2(n_chunks)), EVICT=evict,
-                                       num_warps=num_warps)
+    if chunk:
+        n_chunks = triton.cdiv(n_cols, chunk)
+        ws = torch.empty((n_rows, n_chunks), dtype=torch.float32, device=x2.device)
+        _row_sum_split[(n_chunks, n_rows)](x2, ws, counters, y, n_cols, x2.stride(0), n_chunks, CHUNK=chunk,
+                                  BLOCK_N=min(block_n, chunk), BLOCK_C=min(1024, triton.next_power_of_2(n_chunks)),
+                                  EVICT=evict, num_warps=num_warps)
+    else:
+        _row_sum_tile[(triton.cdiv(n_rows, rows_per_prog),)](x2, y, n_rows, n_cols, x2.stride(0), ROWS=rows_per_prog,
+                                                    BLOCK_N=block_n, EVICT=evict, num_warps=num_warps,
+                                                    num_stages=num_stages)
 
 
 class ModelNew(torch.nn.Module):
@@ -134,11 +133,11 @@ class ModelNew(torch.nn.Module):
         if n_rows == 0:
             return y.view(x.shape[:-1])
         if n_cols == 0:
-            return y.fill_(0).view(x.shape[:-1])
+            return torch.zeros_like(y).view(x.shape[:-1])  # empty rows: zero (no kernel needed)
         if n_rows < min(SPLIT_BELOW_ROWS, 2 * _sm_count(x.device)) and n_cols > SPLIT_CHUNK:
             # few long rows: spread each row over programs; one row alone gets half-size chunks
             chunk = SPLIT_CHUNK // 2 if n_rows * triton.cdiv(n_cols, SPLIT_CHUNK) < _sm_count(x.device) else SPLIT_CHUNK
-            launch_split(x2, y, self.counters(x.device, n_rows), chunk, 1024, 4)
+            launch(x2, y, self.counters(x.device, n_rows), chunk, 1, 1024, 4)
         else:
             block_n = min(triton.next_power_of_2(n_cols), MAX_BLOCK_N, TILE)
             rows_per_prog = max(1, TILE // block_n)
@@ -146,5 +145,5 @@ class ModelNew(torch.nn.Module):
                 warps = 4
             else:  # a whole row in one step takes all warps, a looped row half of them
                 warps = NUM_WARPS if n_cols <= block_n else max(4, NUM_WARPS // 2)
-            launch_tile(x2, y, rows_per_prog, block_n, warps)
+            launch(x2, y, None, 0, rows_per_prog, block_n, warps)
         return y.view(x.shape[:-1])

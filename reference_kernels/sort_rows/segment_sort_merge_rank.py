@@ -2,7 +2,7 @@
 ---
 op: sort_rows
 strategy: warp-segment-sort-merge-rank
-techniques: [tl-sort, bitonic-network, packed-sort-key, float-to-ordered-int, stable-by-index, single-warp-sort, segmented-sort, merge-by-rank, binary-search, scatter-store, masked-tail]
+techniques: [tl-sort, bitonic-network, packed-sort-key, float-to-ordered-int, stable-by-index, single-warp-sort, segmented-sort, merge-by-rank, binary-search, scatter-store, masked-tail, intermediate-buffer, multi-row-tile]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
