@@ -6,8 +6,10 @@
 Per operator: one `aka optimize OP --json` session (its wall time, the candidates it evaluated),
 then per shape the best kernel's time, its timing method, eager and torch.compile timed the same
 way in the same worker, the speedups and the speed-of-light (datasheet, and launch-adjusted for
-short kernels). Writes optimize_bench.json and optimize_bench.md under --out and prints the table.
-On the CPU interpreter the figures are interpreter wall times and the table says so.
+short kernels). The rate is given twice: over the whole session, and after the first candidate
+(from the end of the first iteration to the end of the last, by the journal: without the start-up,
+the baselines timed once for the session, the first evaluation and the final profile). Writes
+optimize_bench.json and optimize_bench.md under --out and prints the table. On the CPU interpreter the figures are interpreter wall times and the table says so.
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ def time_breakdown(session: Path) -> dict:
 
     steps: dict[str, float] = {}
     counts: dict[str, int] = {}
+    decides: list = []
+    evaluated_at: list = []
     last = None
     try:
         lines = (session / "events.jsonl").read_text().splitlines()
@@ -67,6 +71,7 @@ def time_breakdown(session: Path) -> dict:
             kind = ev.get("kind", "?")
             steps[kind] = steps.get(kind, 0.0) + (ts - last).total_seconds()
             counts[kind] = counts.get(kind, 0) + 1
+        (decides if ev.get("kind") == "decide" else evaluated_at if ev.get("kind") == "evaluate" else []).append(ts)
         last = ts
     phases: dict[str, float] = {}
     evaluations, compiled = 0, []
@@ -79,9 +84,23 @@ def time_breakdown(session: Path) -> dict:
         for k, v in (doc.get("phases_s") or {}).items():
             phases[k] = phases.get(k, 0.0) + float(v)
         compiled += [int(m.group(1)) for n in doc.get("notes") or [] if (m := COMPILED.search(str(n)))]
-    return {"steps_s": {k: round(v, 2) for k, v in steps.items()}, "step_counts": counts,
+    compare: dict[str, float] = {}
+    comparisons = 0
+    for dec_file in sorted(session.glob("candidates/*/decision.json")):
+        try:
+            got = json.loads(dec_file.read_text()).get("phases_s") or {}
+        except (OSError, ValueError, AttributeError):
+            continue
+        comparisons += bool(got)
+        for k, v in got.items():
+            compare[k] = compare.get(k, 0.0) + float(v)
+    later = [t for t in evaluated_at if decides and t > decides[0]]
+    steady = {"candidates": len(later), "seconds": round((decides[-1] - decides[0]).total_seconds(), 2)} \
+        if len(decides) > 1 else {}
+    return {"steps_s": {k: round(v, 2) for k, v in steps.items()}, "step_counts": counts, "steady": steady,
             "evaluations": evaluations, "phases_s": {k: round(v, 2) for k, v in phases.items()},
-            "kernels_compiled": compiled}
+            "kernels_compiled": compiled, "comparisons": comparisons,
+            "compare_phases_s": {k: round(v, 2) for k, v in compare.items()}}
 
 
 COMPILED = re.compile(r"kernels compiled by the candidate's process: (\d+)")
@@ -109,14 +128,20 @@ def render(docs: list[dict]) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for d in docs:
         lines += ["| " + " | ".join(r) + " |" for r in rows(d)]
-    lines += ["", "| op | best kernel | candidates | wall s | candidates / min | stop |", "|---|---|---|---|---|---|"]
-    total_c = total_s = 0.0
+    lines += ["", "| op | best kernel | candidates | wall s | candidates / min | after the first: candidates in s "
+              "(/ min) | stop |", "|---|---|---|---|---|---|---|"]
+    total_c = total_s = steady_c = steady_s = 0.0
     for d in docs:
         n, w = d.get("evaluated", 0), d["wall_s"]
+        st = (d.get("time_breakdown") or {}).get("steady") or {}
         total_c, total_s = total_c + n, total_s + w
+        steady_c, steady_s = steady_c + st.get("candidates", 0), steady_s + st.get("seconds", 0.0)
+        later = (f"{st['candidates']} in {st['seconds']:.0f} ({60 * st['candidates'] / st['seconds']:.1f})"
+                 if st.get("seconds") else "—")
         lines.append(f"| {d['op']} | {d.get('best_name') or d.get('error', '')[:60]} | {n} | {w:.0f} | "
-                     f"{60 * n / w:.1f} | {d.get('stop_reason', '')} |")
-    lines.append(f"| all | | {total_c:.0f} | {total_s:.0f} | {60 * total_c / max(total_s, 1e-9):.1f} | |")
+                     f"{60 * n / w:.1f} | {later} | {d.get('stop_reason', '')} |")
+    later = f"{steady_c:.0f} in {steady_s:.0f} ({60 * steady_c / steady_s:.1f})" if steady_s else "—"
+    lines.append(f"| all | | {total_c:.0f} | {total_s:.0f} | {60 * total_c / max(total_s, 1e-9):.1f} | {later} | |")
     lines += ["", *breakdown_table(docs)]
     if any(d.get("mode") == "cpu-interpreter" for d in docs):
         lines.append("\nCPU interpreter: times are wall-clock interpreter times, not GPU performance.")
@@ -126,6 +151,9 @@ def render(docs: list[dict]) -> str:
 STEPS = ("setup", "evaluate", "accept", "profile", "propose", "retrieve")
 PHASES = ("judge-spawn", "judge-operator", "load", "build", "call-first", "call", "judge-reference",
           "judge-handover", "judge-compare", "time", "batch", "judge-baselines", "judge-close")
+
+
+COMPARE_PHASES = ("judge-spawn", "load", "build", "bench", "batch", "judge-close")
 
 
 def breakdown_table(docs: list[dict]) -> list[str]:
@@ -149,6 +177,18 @@ def breakdown_table(docs: list[dict]) -> list[str]:
         ph = tb.get("phases_s", {})
         lines.append(f"| {d['op']} | {tb.get('evaluations', 0)} | " + " | ".join(f"{ph.get(p, 0) / k:.2f}" for p in PHASES)
                      + f" | {ph.get('judge-total', 0) / k:.2f} |")
+    clocked = [d for d in docs if d["time_breakdown"].get("comparisons")]
+    if clocked:
+        lines += ["", "Mean seconds per interleaved comparison, by phase (both sides summed; `bench` is the ABBA "
+                  "timings, `batch` the forged-timing cross-checks):", "",
+                  "| op | comparisons | " + " | ".join(COMPARE_PHASES) + " | total |",
+                  "|---|---|" + "---|" * (len(COMPARE_PHASES) + 1)]
+        for d in clocked:
+            tb = d["time_breakdown"]
+            k, ph = tb["comparisons"], tb.get("compare_phases_s", {})
+            both = {p: sum(v for name, v in ph.items() if name.split(":")[-1] == p) for p in COMPARE_PHASES}
+            lines.append(f"| {d['op']} | {k} | " + " | ".join(f"{both[p] / k:.2f}" for p in COMPARE_PHASES)
+                         + f" | {ph.get('judge-total', 0) / k:.2f} |")
     made = [(d["op"], d["time_breakdown"].get("kernels_compiled") or []) for d in docs]
     if any(c for _, c in made):
         lines += ["", "Kernels each evaluation's candidate process compiled itself (the rest came from its cache; "

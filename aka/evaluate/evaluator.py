@@ -206,13 +206,15 @@ class Evaluator:
         ).to_dict()
         reply = self.pool.submit(job)
         _raise_fault(spec, reply)
+        phases = dict(reply.get("phases_s") or {})
         failure = _compare_failure(reply, str(Path(candidate).resolve()))
         if failure is not None:
-            return Decision(promote=False, reason=f"failed while timed ({failure.rule})", failure=failure)
+            return Decision(promote=False, reason=f"failed while timed ({failure.rule})", failure=failure,
+                            phases_s=phases)
         comparisons = [Comparison.from_dict(c) for c in reply["comparisons"]]
         if weights is None:
             weights = {s.id: s.weight for s in spec.shapes}
-        return weigh(comparisons, weights)
+        return replace(weigh(comparisons, weights), phases_s=phases)
 
     def time_baselines(self, spec: OpSpec, methods: dict[str, str | None],
                        options: EvalOptions | None = None) -> dict[str, dict[str, Timing]]:

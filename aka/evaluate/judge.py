@@ -633,9 +633,14 @@ def run_compare(job: jobs.CompareJob) -> dict[str, Any]:
     from aka.evaluate.worker import device_info
 
     t_end = time.monotonic() + max(1.0, float(job.timeout_s) - 2.0)
+    t0 = time.perf_counter()
     inc = spawn(job, job.incumbent, "inc", t_end)
+    inc.tally("judge-spawn", time.perf_counter() - t0)
+    t1 = time.perf_counter()
     cand = spawn(job, job.candidate, "cand", t_end)
+    cand.tally("judge-spawn", time.perf_counter() - t1)
     side = "incumbent"
+    reply: dict[str, Any] = {}
     try:
         op = operator_of(job)
         gpu = job.device == "cuda"
@@ -666,14 +671,19 @@ def run_compare(job: jobs.CompareJob) -> dict[str, Any]:
             c = decide(a, b, method or "cpu-interpreter")
             c.shape = shape.id
             results.append(c.__dict__)
-        return {"ok": True, "comparisons": results, "device": device_info(job.device)}
+        reply = {"ok": True, "comparisons": results, "device": device_info(job.device)}
     except OperatorFailed as exc:
-        return {"ok": False, "operator_fault": exc.info}
+        reply = {"ok": False, "operator_fault": exc.info}
     except CandidateFailed as exc:
         if side == "incumbent" and exc.rule != "forged-timing":
-            return {"ok": False, "error": f"the incumbent failed while timed ({exc.rule}): {exc.message}"}
-        return {"ok": True, "failed": {"rule": exc.rule, "message": exc.message, "shape": "", "file": "",
-                                       "line": None}, "comparisons": []}
+            reply = {"ok": False, "error": f"the incumbent failed while timed ({exc.rule}): {exc.message}"}
+        else:
+            reply = {"ok": True, "failed": {"rule": exc.rule, "message": exc.message, "shape": "", "file": "",
+                                            "line": None}, "comparisons": []}
     finally:
-        inc.close()
-        cand.close()
+        for r in (inc, cand):
+            with r.timed("judge-close"):
+                r.close()
+        reply["phases_s"] = {f"{who}:{k}": round(t, 4) for who, r in (("incumbent", inc), ("candidate", cand))
+                             for k, t in r.clock.items()} | {"judge-total": round(time.perf_counter() - t0, 4)}
+    return reply

@@ -288,6 +288,9 @@ class Decision:
     comparisons: list[Comparison] = field(default_factory=list)
     failure: Rejection | None = None
     """Set when the candidate crashed, hung or raised during the comparison (its failure, as data)."""
+    phases_s: dict[str, float] = field(default_factory=dict)
+    """Where the comparison's time went: each side's command round trips ('incumbent:bench', ...)
+    and 'judge-total'; empty for a decision that took no comparison."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -110,6 +110,9 @@ def test_interleaved_comparison_runs_abba_rounds(evaluator, fixture_op):
     for c in comps:
         assert c.rounds == 2 and c.method == "cpu-interpreter" and c.noise >= 0.01
         assert c.speedup == pytest.approx(c.incumbent_us / c.candidate_us, rel=0.5)
+    ph = decision.phases_s                      # where the comparison's time went, per side
+    assert {"incumbent:bench", "candidate:bench", "incumbent:judge-spawn", "candidate:batch"} <= set(ph)
+    assert 0 < ph["candidate:bench"] < ph["judge-total"]
 
 
 def test_a_clear_comparison_stops_after_the_rounds_that_settle_it(evaluator, fixture_op, tmp_path):

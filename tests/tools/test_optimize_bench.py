@@ -26,6 +26,10 @@ def test_the_journal_charges_each_step_its_time(tmp_path):
     table = "\n".join(bench.breakdown_table([{"op": "rmsnorm", "time_breakdown": tb}]))
     assert "| rmsnorm | 1.7 (1) | 95.7 (9) | 20.8 (9) | 10.8 (1) |" in table
     assert bench.time_breakdown(tmp_path / "missing") == {}
+    st = tb["steady"]                                      # after the first iteration: 8 more candidates
+    assert st["candidates"] == 8 and 0 < st["seconds"] < sum(tb["steps_s"].values())
+    doc = {"op": "rmsnorm", "evaluated": 9, "wall_s": 140.0, "time_breakdown": tb, "shapes": []}
+    assert f"| 8 in {st['seconds']:.0f} ({60 * 8 / st['seconds']:.1f}) |" in bench.render([doc])
 
 
 def test_the_judges_note_on_compiled_kernels_is_tabulated(tmp_path):
@@ -41,3 +45,18 @@ def test_the_judges_note_on_compiled_kernels_is_tabulated(tmp_path):
     tb = bench.time_breakdown(tmp_path)
     assert tb["kernels_compiled"] == [3, 0] and tb["evaluations"] == 2
     assert "- softmax: 3, 0" in bench.breakdown_table([{"op": "softmax", "time_breakdown": tb}])
+
+
+def test_comparison_phases_are_tabulated_from_the_decisions(tmp_path):
+    import json
+
+    for v, phases in (("v001", {}), ("v002", {"incumbent:bench": 2.0, "candidate:bench": 2.5, "incumbent:load": 0.5,
+                                              "candidate:batch": 0.25, "judge-total": 6.0})):
+        (tmp_path / "candidates" / v).mkdir(parents=True)
+        (tmp_path / "candidates" / v / "decision.json").write_text(json.dumps({"promote": False, "phases_s": phases}))
+    (tmp_path / "events.jsonl").write_text("")
+    bench = _bench()
+    tb = bench.time_breakdown(tmp_path)
+    assert tb["comparisons"] == 1 and tb["compare_phases_s"]["incumbent:bench"] == 2.0
+    table = "\n".join(bench.breakdown_table([{"op": "rmsnorm", "time_breakdown": tb}]))
+    assert "| rmsnorm | 1 | 0.00 | 0.50 | 0.00 | 4.50 | 0.25 | 0.00 | 6.00 |" in table
