@@ -37,6 +37,9 @@ against 59.5 (0.97); 4096 x 128256, 485 against the table's 508 for torch.compil
 still trails cuBLAS by about 3 % at the two shapes marked 0.97. The shape policy as finally
 written (chunk 176 at 6400 x 1600, the 64-chunk cap for 1000 x 1000 and 30001 x 77) is not yet
 measured on a GPU.
+The arrival counters live on the module instance, one buffer per device, and every launch leaves
+them at zero; two launches of the same instance running at once on different streams would share
+them, so one instance serves one stream at a time.
 """
 
 import torch

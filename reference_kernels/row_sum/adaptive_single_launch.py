@@ -32,6 +32,9 @@ torch.compile's 7.43, CUDA-graph timing) and 1 x 128256 (4.95 against 4.68), and
 process). 16384 x 4096 took 61.95-62.7 us, level with the table's 61.54 for torch.compile, not
 clearly ahead. 4096 x 8192 took 34.0 (table 36.91), 65536 x 128 10.4 (graph; table 22.16),
 1000 x 5120 7.19 and 7 x 30001 3.44 (torch.compile 8.19 and 9.44 by graph replay).
+The arrival counters live on the module instance, one buffer per device, and every launch leaves
+them at zero; two launches of the same instance running at once on different streams would share
+them, so one instance serves one stream at a time.
 """
 
 import torch
