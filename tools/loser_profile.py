@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from suite_bench import per_shape  # noqa: E402  (a sibling tool)
+from suite_bench import fastest_rows, per_shape  # noqa: E402  (a sibling tool)
 
 
 def losers(results: dict, below: float, ops: set[str]) -> list[tuple[str, str, str, float]]:
@@ -35,11 +35,7 @@ def losers(results: dict, below: float, ops: set[str]) -> list[tuple[str, str, s
     for row in per_shape(results["ops"], below):
         if ops and row["op"] not in ops:
             continue
-        best: dict[str, dict] = {}
-        for k in results["ops"][row["op"]]["kernels"].values():
-            for r in k["rows"] if k["status"] == "accepted" else ():
-                if r["shape"] not in best or r["us"] < best[r["shape"]]["us"]:
-                    best[r["shape"]] = r
+        best = fastest_rows(results["ops"][row["op"]])
         out += [(row["op"], sid, best[sid]["kernel"], best[sid]["x_compile"]) for sid in row["below"]]
     return sorted(out, key=lambda t: t[3])
 

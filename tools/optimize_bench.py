@@ -9,7 +9,8 @@ way in the same worker, the speedups and the speed-of-light (datasheet, and laun
 short kernels). The rate is given twice: over the whole session, and after the first candidate
 (from the end of the first iteration to the end of the last, by the journal: without the start-up,
 the baselines timed once for the session, the first evaluation and the final profile). Writes
-optimize_bench.json and optimize_bench.md under --out and prints the table. On the CPU interpreter the figures are interpreter wall times and the table says so.
+optimize_bench.json and optimize_bench.md under --out and prints the table. On the CPU
+interpreter the figures are interpreter wall times and the table says so.
 """
 
 from __future__ import annotations
@@ -48,14 +49,14 @@ def run_op(op: Path, args: argparse.Namespace) -> dict:
 def time_breakdown(session: Path) -> dict:
     """Where a session's wall time went, from its journal: the time before each event is charged
     to that event's step (evaluate: one evaluation; accept: the interleaved comparison when one
-    ran; profile: Nsight Compute on a new incumbent; setup: baselines and start-up), and the
-    evaluations' own phases (EvalResult.phases_s), summed over its candidates' eval.json."""
+    ran; profile: Nsight Compute on a new incumbent; setup: baselines and start-up), the
+    evaluations' and comparisons' own phases (`phases_s`), summed over its candidates' eval.json and
+    decision.json, and the rate after the first candidate (`steady`)."""
     from datetime import datetime
 
     steps: dict[str, float] = {}
     counts: dict[str, int] = {}
-    decides: list = []
-    evaluated_at: list = []
+    at: dict[str, list] = {"decide": [], "evaluate": []}
     last = None
     try:
         lines = (session / "events.jsonl").read_text().splitlines()
@@ -67,40 +68,44 @@ def time_breakdown(session: Path) -> dict:
             ts = datetime.fromisoformat(ev["time"])
         except (ValueError, KeyError, TypeError):
             continue
+        kind = ev.get("kind", "?")
         if last is not None:
-            kind = ev.get("kind", "?")
             steps[kind] = steps.get(kind, 0.0) + (ts - last).total_seconds()
             counts[kind] = counts.get(kind, 0) + 1
-        (decides if ev.get("kind") == "decide" else evaluated_at if ev.get("kind") == "evaluate" else []).append(ts)
+        if kind in at:
+            at[kind].append(ts)
         last = ts
-    phases: dict[str, float] = {}
-    evaluations, compiled = 0, []
-    for ev_file in sorted(session.glob("candidates/*/eval.json")):
+    evals = _records(session, "eval.json")
+    compared = [d for d in _records(session, "decision.json") if d.get("phases_s")]
+    compiled = [int(m.group(1)) for d in evals for n in d.get("notes") or [] if (m := COMPILED.search(str(n)))]
+    decides = at["decide"]
+    steady = {"candidates": sum(1 for t in at["evaluate"] if t > decides[0]),
+              "seconds": round((decides[-1] - decides[0]).total_seconds(), 2)} if len(decides) > 1 else {}
+    return {"steps_s": {k: round(v, 2) for k, v in steps.items()}, "step_counts": counts, "steady": steady,
+            "evaluations": len(evals), "phases_s": _summed(evals), "kernels_compiled": compiled,
+            "comparisons": len(compared), "compare_phases_s": _summed(compared)}
+
+
+def _records(session: Path, name: str) -> list[dict]:
+    """Each candidate's NAME (eval.json, decision.json) that reads as a JSON object."""
+    out = []
+    for path in sorted(session.glob(f"candidates/*/{name}")):
         try:
-            doc = json.loads(ev_file.read_text())
+            doc = json.loads(path.read_text())
         except (OSError, ValueError):
             continue
-        evaluations += 1
-        for k, v in (doc.get("phases_s") or {}).items():
-            phases[k] = phases.get(k, 0.0) + float(v)
-        compiled += [int(m.group(1)) for n in doc.get("notes") or [] if (m := COMPILED.search(str(n)))]
-    compare: dict[str, float] = {}
-    comparisons = 0
-    for dec_file in sorted(session.glob("candidates/*/decision.json")):
-        try:
-            got = json.loads(dec_file.read_text()).get("phases_s") or {}
-        except (OSError, ValueError, AttributeError):
-            continue
-        comparisons += bool(got)
-        for k, v in got.items():
-            compare[k] = compare.get(k, 0.0) + float(v)
-    later = [t for t in evaluated_at if decides and t > decides[0]]
-    steady = {"candidates": len(later), "seconds": round((decides[-1] - decides[0]).total_seconds(), 2)} \
-        if len(decides) > 1 else {}
-    return {"steps_s": {k: round(v, 2) for k, v in steps.items()}, "step_counts": counts, "steady": steady,
-            "evaluations": evaluations, "phases_s": {k: round(v, 2) for k, v in phases.items()},
-            "kernels_compiled": compiled, "comparisons": comparisons,
-            "compare_phases_s": {k: round(v, 2) for k, v in compare.items()}}
+        if isinstance(doc, dict):
+            out.append(doc)
+    return out
+
+
+def _summed(docs: list[dict]) -> dict[str, float]:
+    """Their `phases_s`, phase by phase, summed."""
+    total: dict[str, float] = {}
+    for d in docs:
+        for k, v in (d.get("phases_s") or {}).items():
+            total[k] = total.get(k, 0.0) + float(v)
+    return {k: round(v, 2) for k, v in total.items()}
 
 
 COMPILED = re.compile(r"kernels compiled by the candidate's process: (\d+)")

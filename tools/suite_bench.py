@@ -52,6 +52,11 @@ def kernels_by_op(suite: Path, root: Path) -> dict[str, list[Path]]:
     return out
 
 
+def _stamp() -> str:
+    """When an operator or kernel was measured (UTC, to the minute)."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
 def _ratio(base: float | None, t: float) -> float | None:
     return base / t if base and t > 0 else None
 
@@ -290,7 +295,7 @@ def rematch(ev: Any, suite: Path, data: dict, ops: set[str], save: Any = lambda:
         for f in filter(None, failed):
             entry.setdefault("baseline_failures", []).append(f)
         entry["baselines_by_method"] = table.data
-        entry["baselines_matched_at"] = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        entry["baselines_matched_at"] = _stamp()
         changed.append(op)
         save()
         print(f"{op}: baselines matched", flush=True)
@@ -309,7 +314,7 @@ def measure(ev: Any, kernels: dict[str, list[Path]], suite: Path, data: dict, wa
             print(f"stopping before {op}: --stop-after-s {args.stop_after_s:g} reached", flush=True)
             break
         data["ops"][op] = bench_op(ev, suite / op, files)
-        data["ops"][op]["measured_at"] = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        data["ops"][op]["measured_at"] = _stamp()
         data["ops"][op]["label"] = args.label
         save()
 
@@ -320,18 +325,18 @@ def add_kernels(ev: Any, kernels: dict[str, list[Path]], suite: Path, data: dict
     against the baselines those already hold; an operator not measured yet is measured whole.
     Returns the names that match no kernel of this suite."""
     by_name = {f"{op}/{f.stem}": (op, f) for op, files in kernels.items() for f in files}
-    start, stamp = time.monotonic(), lambda: datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    start = time.monotonic()
     for op in sorted({by_name[n][0] for n in names if n in by_name}):
         if time.monotonic() - start > args.stop_after_s:
             print(f"stopping before {op}: --stop-after-s {args.stop_after_s:g} reached", flush=True)
             break
         if op not in data["ops"]:
-            data["ops"][op] = bench_op(ev, suite / op, kernels[op]) | {"measured_at": stamp(), "label": args.label}
+            data["ops"][op] = bench_op(ev, suite / op, kernels[op]) | {"measured_at": _stamp(), "label": args.label}
         else:
             files = [by_name[n][1] for n in sorted(names) if n in by_name and by_name[n][0] == op]
             entry = bench_op(ev, suite / op, files, entry=data["ops"][op])
             for f in files:
-                entry["kernels"][f.stem] |= {"measured_at": stamp(), "label": args.label}
+                entry["kernels"][f.stem] |= {"measured_at": _stamp(), "label": args.label}
         save()
     return sorted(n for n in names if n not in by_name)
 
@@ -379,6 +384,16 @@ def summary(ops: dict) -> list[dict]:
     return out
 
 
+def fastest_rows(entry: dict) -> dict[str, dict]:
+    """Shape -> the row of the fastest accepted kernel of an operator there."""
+    best: dict[str, dict] = {}
+    for k in entry["kernels"].values():
+        for r in k["rows"] if k["status"] == "accepted" else ():
+            if r["shape"] not in best or r["us"] < best[r["shape"]]["us"]:
+                best[r["shape"]] = r
+    return best
+
+
 def per_shape(ops: dict, target: float = 1.0) -> list[dict]:
     """Per operator: at each shape the fastest accepted kernel there (what a per-shape dispatcher
     ships), its speedup over torch.compile where both were timed the same way, and how many shapes
@@ -386,13 +401,7 @@ def per_shape(ops: dict, target: float = 1.0) -> list[dict]:
     apart (unmatched), never in the means."""
     out = []
     for op, entry in sorted(ops.items()):
-        best: dict[str, dict] = {}
-        for k in entry["kernels"].values():
-            if k["status"] != "accepted":
-                continue
-            for r in k["rows"]:
-                if r["shape"] not in best or r["us"] < best[r["shape"]]["us"]:
-                    best[r["shape"]] = r
+        best = fastest_rows(entry)
         if not best:
             continue
         like = {sid: r["x_compile"] for sid, r in best.items() if r.get("x_compile") and _mixed(r, "compile") != MIXED}
