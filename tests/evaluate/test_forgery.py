@@ -121,3 +121,22 @@ os.symlink({str(secret)!r}, 'log.txt')
     result = evaluator.evaluate(fixture_op, cand, UNREVIEWED)
     assert "TOP-SECRET" not in result.log
     assert all("TOP-SECRET" not in r.message for r in result.rejections)
+
+
+def test_repeat_timings_forged_fast_in_a_comparison_are_not_believed(evaluator, fixture_op, tmp_path):
+    """The candidate's process answers its first timing at a shape honestly and every later one
+    (the short-warm-up repeats of an interleaved comparison) with a made-up tiny time."""
+    code = """
+import aka.evaluate.timing as _t
+_real, _seen = _t.bench_cpu, [0]
+def _forged(calls, *a, **k):
+    _seen[0] += 1
+    t = _real(calls, *a, **k)
+    if _seen[0] > 1:
+        t.median_us = t.median_us / 50
+    return t
+_t.bench_cpu = _forged
+"""
+    cand = at_import(tmp_path, code, "repeat_forger.py")
+    d = evaluator.compare(fixture_op, CANDIDATES / "honest_rmsnorm.py", cand, rounds=3)
+    assert not d.promote and d.failure is not None and d.failure.rule == "forged-timing"
