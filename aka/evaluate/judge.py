@@ -601,9 +601,9 @@ REPEAT_WARMUP_MS = 1.0
 """Warm-up of a side's later timings at a shape in a comparison. Its first timing there warms up in
 full (GpuTimer's 25 ms: first-call effects, clocks); the rounds after it follow the other side's
 timings on the same GPU, so the clocks are up and nothing is compiled any more. A comparison of six
-shapes makes up to 126 timings; at 25 ms of warm-up each that is up to 3 s of the 6.3-6.8 s the
-H200 rmsnorm session's comparisons took (an estimate from the timer's settings: the comparison's
-own phases are not clocked)."""
+shapes makes up to 120 timings (20 a shape); the 108 repeats at 24 ms less warm-up each are up to
+2.6 s of the 6.3-6.8 s the H200 rmsnorm session's comparisons took (an estimate from the timer's
+settings, made before comparisons were clocked by phase)."""
 
 
 def abba(rounds: int, settled: Callable[[], bool]) -> Iterator[tuple[str, dict[str, float]]]:
