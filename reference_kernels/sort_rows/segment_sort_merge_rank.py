@@ -51,7 +51,7 @@ ROW_TILE = 256
 SORT_WARPS = 1
 MERGE_BLOCK = 256
 
-PAD_KEY = 9223372036854775807  # sorts after every real key (real keys have a column < 2**31 in the low half)
+PAD_KEY = tl.constexpr(9223372036854775807)  # sorts after every real key (real keys have a column < 2**31 in the low half)
 
 
 @triton.jit

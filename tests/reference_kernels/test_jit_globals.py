@@ -1,0 +1,56 @@
+"""A Triton kernel may read a module-level name only when it is a `tl.constexpr`: compiled Triton
+refuses any other global ("Cannot access global variable ... from within @jit'ed function"),
+while the interpreter CI runs the kernels in reads it like Python does. This static check
+catches on the CPU what only a GPU run would."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+KERNELS = sorted((ROOT / "reference_kernels").rglob("*.py"))
+
+
+def _module_names(tree: ast.Module) -> dict[str, bool]:
+    """Module-level assigned names -> whether each is a constexpr."""
+    names: dict[str, bool] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            is_const = isinstance(node.value, ast.Call) and ast.unparse(node.value.func).endswith("constexpr")
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    names[target.id] = is_const
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names[node.target.id] = "constexpr" in ast.unparse(node.annotation)
+    return names
+
+
+def non_constexpr_reads(source: str) -> list[str]:
+    """'function: NAME (line N)' for each read of a plain module-level name inside a jit function."""
+    tree = ast.parse(source)
+    names = _module_names(tree)
+    found = []
+    for fn in tree.body:
+        if not isinstance(fn, ast.FunctionDef) or not any("jit" in ast.unparse(d) for d in fn.decorator_list):
+            continue
+        local = {a.arg for a in fn.args.args} | {n.id for n in ast.walk(fn)
+                                                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and names.get(n.id) is False \
+                    and n.id not in local:
+                found.append(f"{fn.name}: {n.id} (line {n.lineno})")
+    return found
+
+
+def test_the_check_finds_a_plain_global_and_passes_a_constexpr():
+    src = ("import triton\nimport triton.language as tl\nPAD = 7\nOK = tl.constexpr(7)\n"
+           "@triton.jit\ndef k(p):\n    tl.store(p, PAD + OK)\n")
+    assert non_constexpr_reads(src) == ["k: PAD (line 7)"]
+
+
+@pytest.mark.parametrize("path", KERNELS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_jit_functions_read_only_constexpr_globals(path: Path):
+    assert non_constexpr_reads(path.read_text()) == [], "make these module constants tl.constexpr(...)"
