@@ -1,7 +1,7 @@
 """Run `aka optimize` (the embedded tuner) over operators and tabulate what it found.
 
     python tools/optimize_bench.py rmsnorm softmax ... [--suite suites/llm-inference]
-        [--iterations 14] [--out DIR] [--sessions-dir DIR] [--kb none] [--render FILE]
+        [--iterations 14] [--parallel K] [--out DIR] [--sessions-dir DIR] [--kb none] [--render FILE]
 
 Per operator: one `aka optimize OP --json` session (its wall time, the candidates it evaluated),
 then per shape the best kernel's time, its timing method, eager and torch.compile timed the same
@@ -32,6 +32,8 @@ def run_op(op: Path, args: argparse.Namespace) -> dict:
            "--kb", args.kb, "--sessions-dir", str(args.sessions_dir), "--json", "--reps", str(args.reps)]
     if args.time_limit:
         cmd += ["--time-limit", str(args.time_limit)]
+    if args.parallel > 1:
+        cmd += ["--parallel", str(args.parallel)]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     wall = time.perf_counter() - t0
@@ -49,9 +51,10 @@ def run_op(op: Path, args: argparse.Namespace) -> dict:
 def time_breakdown(session: Path) -> dict:
     """Where a session's wall time went, from its journal: the time before each event is charged
     to that event's step (evaluate: one evaluation; accept: the interleaved comparison when one
-    ran; profile: Nsight Compute on a new incumbent; setup: baselines and start-up), the
+    ran; profile: Nsight Compute on a new incumbent; setup: baselines and start-up; batch: the
+    evaluation of a whole batch side by side, under `--parallel`), the
     evaluations' and comparisons' own phases (`phases_s`), summed over its candidates' eval.json and
-    decision.json, and the rate after the first candidate (`steady`)."""
+    decision.json, and the rate after the first candidate, or the first batch (`steady`)."""
     from datetime import datetime
 
     steps: dict[str, float] = {}
@@ -72,8 +75,8 @@ def time_breakdown(session: Path) -> dict:
         if last is not None:
             steps[kind] = steps.get(kind, 0.0) + (ts - last).total_seconds()
             counts[kind] = counts.get(kind, 0) + 1
-        if kind in at:
-            at[kind].append(ts)
+        if kind in at and not (kind == "decide" and (ev.get("data") or {}).get("queued")):
+            at[kind].append(ts)                  # a decide inside a batch (--parallel) ends no iteration
         last = ts
     evals = _records(session, "eval.json")
     compared = [d for d in _records(session, "decision.json") if d.get("phases_s")]
@@ -209,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--iterations", type=int, default=14)
     ap.add_argument("--time-limit", type=float, default=None, help="minutes per operator")
     ap.add_argument("--reps", type=int, default=100)
+    ap.add_argument("--parallel", type=int, default=1, help="aka optimize --parallel (candidates side by side)")
     ap.add_argument("--kb", default="none")
     ap.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", "out")))
     ap.add_argument("--sessions-dir", type=Path, default=None)

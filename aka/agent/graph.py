@@ -43,7 +43,7 @@ def build_graph(deps: Deps, checkpointer: Any = None):
 
 def initial_state(session: str) -> AgentState:
     return AgentState(session=session, iteration=0, elapsed_s=0.0, incumbent=None, promoted=[], trials=[],
-                      memory=[], pending=None, last=None, stall=0, dropouts=0, dropouts_without_progress=0,
+                      memory=[], pending=None, queue=[], last=None, stall=0, dropouts=0, dropouts_without_progress=0,
                       avoid_families=[], profile_summary="", knowledge=[], stop_reason="", events=[])
 
 

@@ -14,10 +14,11 @@ def after_propose(state: AgentState) -> Literal["evaluate", "decide"]:
 
 
 def after_decide(state: AgentState, deps: Deps) -> Literal["finish", "dropout", "profile", "propose"]:
-    """Stop, drop out after a stall, profile a new incumbent, or propose again."""
+    """Stop, drop out after a stall (once the current batch is through), profile a new incumbent,
+    or propose again."""
     if state.get("stop_reason"):
         return "finish"
-    if state.get("stall", 0) >= deps.config.stall:
+    if state.get("stall", 0) >= deps.config.stall and not state.get("queue"):   # a batch ends first
         return "dropout"
     if (state.get("last") or {}).get("promote"):
         return "profile"

@@ -43,6 +43,9 @@ class LoopConfig:
     """Stop once the proposer's model calls cost this much (litellm's local cost map)."""
     max_tokens: int | None = None
     """Stop once the proposer's model calls used this many tokens (prompt plus completion)."""
+    parallel: int = 1
+    """Candidates proposed and evaluated at once (a batch; the tuner only): the batch's fastest by
+    its evaluation times alone goes on to the interleaved comparison."""
     strategy: str = "greedy"
     """'greedy' (the measure-revise loop) or 'map-elites' (the quality-diversity archive)."""
     search: dict[str, Any] = field(default_factory=dict)
@@ -69,7 +72,11 @@ class AgentState(TypedDict, total=False):
     memory: Annotated[list[dict], merge_records]
     """`MemoryRecord`s by id."""
     pending: dict | None
-    """The proposal awaiting evaluation: candidate record, change, hypothesis."""
+    """The proposal awaiting evaluation: candidate record, change, hypothesis (and, in a batch,
+    'batch': the versions of the batch's members)."""
+    queue: list[dict]
+    """The rest of the current batch, in order: proposals like `pending` whose turn comes after it
+    (evaluated with the batch's first; journaled, accepted and reflected one by one)."""
     last: dict | None
     """The last evaluated candidate: version, status, decision (promote, reason)."""
     stall: int

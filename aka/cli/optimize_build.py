@@ -34,7 +34,7 @@ def run(req: OptimizeRequest, profile: bool = True) -> Outcome:
     with WorkerPool(detect_device(req.device)) as pool:
         options = EvalOptions(shapes=config.shapes, trials=req.trials, seed=config.seed, reps=req.reps,
                               timeout_s=req.timeout_s)
-        evaluator = HarnessEvaluator(Evaluator(pool), options)
+        evaluator = HarnessEvaluator(Evaluator(pool), options, parallel=config.parallel)
         load_baselines(evaluator, folder)
         retriever = _retriever(req, root, roots)
         profiler = None if evaluator.interpreter or not profile else _profiler()

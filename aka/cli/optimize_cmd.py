@@ -58,6 +58,10 @@ def optimize_command(
     rewrite_every: Optional[int] = typer.Option(None, "--rewrite-every",
                                                 help="map-elites with --model: generations between meta-prompt "
                                                      "rewrites (default 3)."),
+    parallel: int = typer.Option(1, "--parallel", min=1, max=16,
+                                 help="The tuner proposes this many candidates at once and evaluates them "
+                                      "side by side, sharing the GPU (timings never overlap); only the "
+                                      "batch's fastest is compared with the incumbent."),
     profile: bool = typer.Option(True, "--profile/--no-profile",
                                  help="Profile each new incumbent with the platform's profiler (GPU)."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON document instead of tables."),
@@ -81,9 +85,13 @@ def optimize_command(
                                     ("rewrite_every", rewrite_every)) if v is not None}
         if search and strategy != "map-elites":
             raise typer.BadParameter(f"--{next(iter(search)).replace('_', '-')} goes with --strategy map-elites")
+        if parallel > 1 and (model or strategy != "greedy"):
+            raise typer.BadParameter("--parallel batches the embedded tuner's candidates in the greedy loop; "
+                                     "the LLM proposer and map-elites propose one candidate at a time")
         config = LoopConfig(iterations=iterations or LoopConfig.iterations, time_limit_min=time_limit, target_sol=target_sol, stall=stall,
                             max_dropouts=max_dropouts, seed=seed, shapes=tuple(shape or ()),
-                            max_cost_usd=max_cost, max_tokens=max_tokens, strategy=strategy, search=search)
+                            max_cost_usd=max_cost, max_tokens=max_tokens, strategy=strategy, search=search,
+                            parallel=parallel)
         req = OptimizeRequest(op=str(op) if op else "", config=config, sessions_dir=sessions_dir, resume=resume,
                               device=device, kb=kb, kb_dir=kb_dir, embedder=embedder, kernel_roots=tuple(kernels or ()), reps=reps,
                               timeout_s=eval_timeout, model=model, api_base=api_base, llm_timeout_s=llm_timeout,

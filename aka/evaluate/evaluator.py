@@ -47,6 +47,10 @@ class EvalOptions:
     memory_limit_gb: float = 16.0
     """Address-space limit of a candidate's process on the CPU (not applied on a GPU, where it
     would break CUDA initialization)."""
+    gpu_lock: str = ""
+    """Lock file shared with evaluations running beside this one on the same GPU (`jobs.OperatorJob.gpu_lock`)."""
+    gpu_share: float = 1.0
+    """This evaluation's share of the device's memory (1/K beside K-1 others)."""
     methods: dict[str, str] = field(default_factory=dict)
     """Visible shape id -> 'graph' or 'events': time the candidate that way there instead of by the
     harness's own rule (to set it against a baseline that could only be timed one way)."""
@@ -136,7 +140,7 @@ class Evaluator:
             sandbox=getattr(self.pool, "sandbox", {}), candidate=jobs.CandidateSource(path, source, shipped),
             trials=options.trials, atol=tol.atol, rtol=tol.rtol, tol_outputs=dict(tol.outputs),
             mutates=tuple(spec.mutates), time=options.time, baselines=baselines,
-            memory_limit_bytes=int(options.memory_limit_gb * 2**30),
+            memory_limit_bytes=int(options.memory_limit_gb * 2**30), **_sharing(options),
         ).to_dict()
         reply = self.pool.submit(job)
         return self._result(spec, reply, rows, notes, base)
@@ -202,7 +206,7 @@ class Evaluator:
             shapes=_shape_jobs(r for r in rows if not r["held_out"]), seed=options.seed,
             sandbox=getattr(self.pool, "sandbox", {}), rounds=rounds,
             incumbent=_source(incumbent, shipped[0]), candidate=_source(candidate, shipped[1]),
-            memory_limit_bytes=int(options.memory_limit_gb * 2**30),
+            memory_limit_bytes=int(options.memory_limit_gb * 2**30), **_sharing(options),
         ).to_dict()
         reply = self.pool.submit(job)
         _raise_fault(spec, reply)
@@ -228,7 +232,7 @@ class Evaluator:
             device=self.pool.device, timeout_s=options.timeout_s or _default_timeout(self.interpreter, shapes),
             spec=spec.to_dict(), dtype=dtype, shapes=_shape_jobs(shapes), seed=options.seed, reps=options.reps,
             baselines=tuple(options.baselines if options.baselines is not None else spec.baselines),
-            atol=tol.atol, rtol=tol.rtol, tol_outputs=dict(tol.outputs),
+            atol=tol.atol, rtol=tol.rtol, tol_outputs=dict(tol.outputs), **_sharing(options),
         ).to_dict()
         reply = self.pool.submit(job)
         _raise_fault(spec, reply)
@@ -328,6 +332,11 @@ def _forced_methods(methods: dict[str, str], visible: set[str]) -> dict[str, str
     if bad:
         raise CandidateError(f"EvalOptions.methods: timing method must be 'graph' or 'events', not {bad}")
     return dict(methods)
+
+
+def _sharing(options: EvalOptions) -> dict[str, Any]:
+    """The job fields for a GPU shared with evaluations running at the same time."""
+    return {"gpu_lock": options.gpu_lock, "gpu_share": options.gpu_share}
 
 
 def _shape_jobs(rows: Any) -> tuple[jobs.ShapeJob, ...]:

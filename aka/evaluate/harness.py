@@ -10,15 +10,20 @@ from __future__ import annotations
 
 import json
 import os
+import queue
+import shutil
 import subprocess
 import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Protocol, runtime_checkable
+from typing import Callable, Iterator, Protocol, runtime_checkable
 
 from aka.errors import EnvironmentMissing
 from aka.evaluate import kernel_cache
 from aka.evaluate.evaluator import EvalOptions, Evaluator as Judge, weigh
+from aka.evaluate.pool import WorkerPool
 from aka.evaluate.warm import KernelWarmer
 from aka.spec.candidate import Candidate
 from aka.spec.op import OpSpec
@@ -48,14 +53,21 @@ class Evaluator(Protocol):
 
     # Optional: `warm(spec, upcoming) -> int` compiles upcoming candidates ahead (the harness, on a
     # GPU); the loop passes a proposer's `upcoming(ctx)` as a callable where both exist.
+    # Optional: `evaluate_many(spec, items) -> Iterator[(index, EvalResult)]` evaluates several
+    # candidates at once, yielding each result as it is ready (`aka optimize --parallel`).
 
 
 class HarnessEvaluator:
     """The real harness for one session (one warm worker pool, one baseline cache)."""
 
     def __init__(self, judge: Judge, options: EvalOptions | None = None, rounds: int = 5,
-                 warming: bool | None = None):
+                 warming: bool | None = None, parallel: int = 1):
         self.judge = judge
+        self.parallel = max(1, int(parallel))
+        """Candidates `evaluate_many` runs at once, each in a worker pool of its own beside the
+        session's pool (which keeps the comparisons and the baselines)."""
+        self.side_judges: list[Judge] = []
+        self.lock_dir: str | None = None
         self.options = options or EvalOptions()
         self.rounds = rounds
         self.interpreter = judge.interpreter
@@ -84,13 +96,75 @@ class HarnessEvaluator:
         return self.warmer.submit(spec.to_dict(), dtype, [r["params"] for r in rows], todo)
 
     def close(self) -> None:
-        """Stop background work (the warming processes)."""
+        """Stop background work (the warming processes, the side pools)."""
         if self.warmer is not None:
             self.warmer.close()
             self.warmer = None
+        for judge in self.side_judges:
+            judge.pool.close()
+        self.side_judges = []
+        if self.lock_dir is not None:
+            shutil.rmtree(self.lock_dir, ignore_errors=True)
+            self.lock_dir = None
+
+    def evaluate_many(self, spec: OpSpec, items: list[tuple[Candidate, Path]]) -> Iterator[tuple[int, EvalResult]]:
+        """Evaluate ITEMS at once, up to `parallel` at a time, each in a side pool; yield (index,
+        result) as each is ready (the caller stores it at once: a crash loses only those still
+        running). The evaluations share the GPU through a lock (`aka.evaluate.gpu_lock`): each
+        timing runs with nothing else on the device, and the rest (starting processes, compiling,
+        checking outputs) overlaps. Baselines are timed by the session's own pool, as the results
+        come in."""
+        if self.parallel <= 1 or len(items) <= 1:
+            for i, (cand, path) in enumerate(items):
+                yield i, self.evaluate(spec, cand, path)
+            return
+        judges = self._side_judges(min(self.parallel, len(items)))
+        share = 1.0 / (len(judges) + 1)
+        options = replace(self.options, baselines=(), gpu_lock=self._lock_path(), gpu_share=share)
+        free: queue.Queue = queue.Queue()
+        for judge in judges:
+            free.put(judge)
+
+        def run(cand: Candidate, path: Path) -> EvalResult:
+            judge = free.get()
+            try:
+                return judge.evaluate(spec, path, options, shipped=cand.shipped)
+            finally:
+                free.put(judge)
+
+        with ThreadPoolExecutor(len(judges), thread_name_prefix="aka-eval") as pool:
+            futures = {pool.submit(run, cand, path): i for i, (cand, path) in enumerate(items)}
+            try:
+                for fut in as_completed(futures):
+                    yield futures[fut], self._finish(spec, fut.result())
+            finally:
+                for fut in futures:
+                    fut.cancel()
+
+    def _side_judges(self, n: int) -> list[Judge]:
+        """N judges, each on a worker pool of its own, started together; they share the session
+        pool's cache of shipped kernels (what the warmer and earlier candidates compiled)."""
+        env = {kernel_cache.SHARED_ENV: str(self.judge.pool.root() / kernel_cache.SHIPPED)}
+        while len(self.side_judges) < n:
+            self.side_judges.append(Judge(WorkerPool(self.judge.pool.device, env=env)))
+        judges = self.side_judges[:n]
+        with ThreadPoolExecutor(n) as pool:
+            list(pool.map(lambda j: j.pool.root(), judges))    # start the servers (torch imports) at once
+        return judges
+
+    def _lock_path(self) -> str:
+        if self.lock_dir is None:
+            self.lock_dir = tempfile.mkdtemp(prefix="aka-gpu-lock-")
+        return os.path.join(self.lock_dir, "gpu.lock")
 
     def evaluate(self, spec: OpSpec, candidate: Candidate, path: Path) -> EvalResult:
         result = self.judge.evaluate(spec, path, replace(self.options, baselines=()), shipped=candidate.shipped)
+        return self._finish(spec, result)
+
+    def _finish(self, spec: OpSpec, result: EvalResult) -> EvalResult:
+        """After the judge: a vanished GPU raised, the device noted, the cached baselines filled in
+        (timed now where missing: the session's pool, holding the GPU lock when evaluations run
+        beside it)."""
         if result.status in (EvalStatus.CRASH, EvalStatus.TIMEOUT) and not self.interpreter:
             self.gpu_check()
         if result.device:
@@ -120,7 +194,8 @@ class HarnessEvaluator:
         want = {s.id: None if self.interpreter else s.time.method for s in timed}
         missing = {sid: m for sid, m in want.items() if _key(sid, m) not in self.baselines}
         if missing:
-            got = self.judge.time_baselines(spec, missing, replace(self.options, baselines=None))
+            options = replace(self.options, baselines=None, gpu_lock=self._lock_path() if self.side_judges else "")
+            got = self.judge.time_baselines(spec, missing, options)
             for sid, row in got.items():
                 self.baselines[_key(sid, missing[sid])] = row
         for s in timed:

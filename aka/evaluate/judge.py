@@ -33,6 +33,7 @@ from aka.evaluate import handover, proof
 from aka.evaluate.channel import ChannelError
 from aka.evaluate.correctness import MISMATCH_RULES, bytes_of
 from aka.evaluate.footprint import Footprint, estimate
+from aka.evaluate.gpu_lock import GpuLock
 from aka.evaluate.loading import Inputs, Operator, synchronize
 from aka.evaluate.remote import CandidateFailed, OperatorFailed, Remote, spawn
 from aka.spec import jobs
@@ -79,6 +80,7 @@ def run_eval(job: jobs.EvalJob) -> dict[str, Any]:
     t0 = time.perf_counter()
     remote = spawn(job, job.candidate, "cand", t_end)
     remote.tally("judge-spawn", time.perf_counter() - t0)
+    lock = GpuLock(job.gpu_lock)
     v = Verdicts()
     out: dict[str, Any] = {"ok": True, "kernels": []}
     try:
@@ -88,20 +90,21 @@ def run_eval(job: jobs.EvalJob) -> dict[str, Any]:
             if fp is not None and fp.too_large:
                 return {"ok": False, "too_large": fp.to_dict()}
         try:
-            remote.send("load", spec=job.spec, device=job.device, dtype=job.dtype,
-                        candidate=remote.path, memory_fraction=_share(job, fp))
-            with remote.timed("judge-device"):           # meanwhile: the candidate imports, starts CUDA
-                out["device"] = device_info(job.device)
-                _start_device(op)
-            loaded = remote.wait("load")
+            with lock.shared():
+                remote.send("load", spec=job.spec, device=job.device, dtype=job.dtype,
+                            candidate=remote.path, memory_fraction=_share(job, fp))
+                with remote.timed("judge-device"):       # meanwhile: the candidate imports, starts CUDA
+                    out["device"] = device_info(job.device)
+                    _start_device(op)
+                loaded = remote.wait("load")
         except CandidateFailed as exc:
             rule = exc.rule if exc.rule in ("candidate-exit", "timeout", "crash", "out-of-memory") else "load-error"
             v.reject(rule, exc.message, file=job.candidate.name)
             return _reply(out, v, remote, op)
         out["kernels"] = kernels = list(loaded.get("kernels", []))
-        checked = _check_all(job, op, remote, set(kernels), v)
+        checked = _check_all(job, op, remote, set(kernels), v, lock)
         if not v.rejections and job.time:
-            _time_all(job, op, remote, set(kernels), checked, v)
+            _time_all(job, op, remote, set(kernels), checked, v, lock)
         return _reply(out, v, remote, op)
     except OperatorFailed as exc:
         return {"ok": False, "operator_fault": exc.info}
@@ -112,6 +115,9 @@ def run_eval(job: jobs.EvalJob) -> dict[str, Any]:
         with remote.timed("judge-close"):
             remote.close()
         remote.tally("judge-total", time.perf_counter() - t0)     # the rest, not disjoint: all of run_eval
+        if lock.path:
+            remote.tally("judge-gpu-wait", lock.waited_s)            # inside the phases above, not beside them
+        lock.close()
         out["phases_s"] = {k: round(t, 4) for k, t in remote.clock.items()}
         if job.device == "cuda":
             out.setdefault("notes", []).append(
@@ -194,8 +200,9 @@ def _footprint(job: jobs.EvalJob, op: Operator) -> Footprint | None:
 
 
 def _share(job: jobs.EvalJob, fp: Footprint | None) -> float | None:
-    """The fraction of device memory the candidate's process may allocate."""
-    return 0.5 if job.device == "cuda" else None
+    """The fraction of device memory the candidate's process may allocate: half of this job's
+    share (the judge keeps the other half for the reference's outputs)."""
+    return 0.5 * max(0.01, min(1.0, float(job.gpu_share))) if job.device == "cuda" else None
 
 
 def _reply(out: dict[str, Any], v: Verdicts, remote: Remote, op: Operator | None) -> dict[str, Any]:
@@ -218,8 +225,10 @@ def _reply(out: dict[str, Any], v: Verdicts, remote: Remote, op: Operator | None
 
 # -- correctness ---------------------------------------------------------------------------------
 
-def _check_all(job: jobs.EvalJob, op: Operator, remote: Remote, kernels: set[str], v: Verdicts) -> set[str]:
-    """Every shape, held-out ones included; the ids that passed."""
+def _check_all(job: jobs.EvalJob, op: Operator, remote: Remote, kernels: set[str], v: Verdicts,
+               lock: GpuLock) -> set[str]:
+    """Every shape, held-out ones included; the ids that passed. Each shape's device work shares
+    the GPU lock (other evaluations' checks run beside it, never a timing)."""
     tol, mutates = _tolerance(job), tuple(job.mutates)
     passed: set[str] = set()
     for i, shape in enumerate(job.shapes):
@@ -227,8 +236,9 @@ def _check_all(job: jobs.EvalJob, op: Operator, remote: Remote, kernels: set[str
         v.shapes.append(row)
         seed = int(job.seed) + 1000 * i
         try:
-            verdict = _check_shape(op, remote, i, shape.params, seed, int(job.trials), tol,
-                                   mutates, kernels, row)
+            with lock.shared():
+                verdict = _check_shape(op, remote, i, shape.params, seed, int(job.trials), tol,
+                                       mutates, kernels, row)
         except CandidateFailed as exc:
             row.update(correct=False, detail=exc.message[:600])
             v.reject(exc.rule, exc.message, shape.id)
@@ -425,37 +435,48 @@ def runnable_baselines(spec: dict[str, Any], names: tuple[str, ...] | list[str],
     return run, notes
 
 
-def _time_all(job: jobs.EvalJob, op: Operator, remote: Remote, kernels: set[str], checked: set[str], v: Verdicts) -> None:
+def _time_all(job: jobs.EvalJob, op: Operator, remote: Remote, kernels: set[str], checked: set[str], v: Verdicts,
+              lock: GpuLock) -> None:
+    """Each checked visible shape timed, proved and cross-checked, holding the GPU lock alone."""
     gpu = job.device == "cuda"
     baselines, notes = runnable_baselines(job.spec, job.baselines, gpu)
     v.notes.extend(notes)
     for i, row in enumerate(v.shapes):
         if row["held_out"] or row["id"] not in checked:
             continue
-        seed = int(job.seed) + 1000 * i
-        remote.ask("build", shape=i, params=row["params"], seed=seed)
-        nsets = _sets(gpu, row.get("bytes_io", 0))
-        fixed = job.shapes[i].method if gpu else None
-        claim = remote.ask("time", shape=i, params=row["params"], seed=seed, sets=nsets,
-                           reps=int(job.reps), proof=gpu, **({"method": fixed} if fixed else {}))
-        timing = _timing(claim)
-        if gpu:
-            rule, detail, share = proof.judge(_work(claim), kernels)
-            row["own_time_share"] = share
-            if rule:
-                v.reject(rule, detail, row["id"])
+        with lock.exclusive():
+            if not _time_shape(job, op, remote, kernels, v, i, row, gpu, baselines):
                 return
-        forged = cross_check(remote, i, row["params"], seed, timing, gpu, _floor_us(op, row, job))
-        if forged:
-            v.reject("forged-timing", forged, row["id"])
-            return
-        row["time"] = timing
-        row["baselines"] = {}
-        if baselines:
-            with remote.timed("judge-baselines"):
-                row["baselines"] = time_baselines(op, row["params"], seed, row.get("bytes_io", 0), baselines,
-                                                  gpu, int(job.reps), timing["method"] if gpu else None,
-                                                  _tolerance(job), row["id"])
+
+
+def _time_shape(job: jobs.EvalJob, op: Operator, remote: Remote, kernels: set[str], v: Verdicts, i: int,
+                row: dict[str, Any], gpu: bool, baselines: list[str]) -> bool:
+    """Time one shape into ROW; False once a rejection ends the timing."""
+    seed = int(job.seed) + 1000 * i
+    remote.ask("build", shape=i, params=row["params"], seed=seed)
+    nsets = _sets(gpu, row.get("bytes_io", 0))
+    fixed = job.shapes[i].method if gpu else None
+    claim = remote.ask("time", shape=i, params=row["params"], seed=seed, sets=nsets,
+                       reps=int(job.reps), proof=gpu, **({"method": fixed} if fixed else {}))
+    timing = _timing(claim)
+    if gpu:
+        rule, detail, share = proof.judge(_work(claim), kernels)
+        row["own_time_share"] = share
+        if rule:
+            v.reject(rule, detail, row["id"])
+            return False
+    forged = cross_check(remote, i, row["params"], seed, timing, gpu, _floor_us(op, row, job))
+    if forged:
+        v.reject("forged-timing", forged, row["id"])
+        return False
+    row["time"] = timing
+    row["baselines"] = {}
+    if baselines:
+        with remote.timed("judge-baselines"):
+            row["baselines"] = time_baselines(op, row["params"], seed, row.get("bytes_io", 0), baselines,
+                                              gpu, int(job.reps), timing["method"] if gpu else None,
+                                              _tolerance(job), row["id"])
+    return True
 
 
 def _sets(gpu: bool, bytes_io: int) -> int:
@@ -639,38 +660,41 @@ def run_compare(job: jobs.CompareJob) -> dict[str, Any]:
     t1 = time.perf_counter()
     cand = spawn(job, job.candidate, "cand", t_end)
     cand.tally("judge-spawn", time.perf_counter() - t1)
+    lock = GpuLock(job.gpu_lock)
     side = "incumbent"
     reply: dict[str, Any] = {}
     try:
         op = operator_of(job)
         gpu = job.device == "cuda"
-        for side, remote in (("incumbent", inc), ("candidate", cand)):   # both start at once
-            remote.send("load", spec=job.spec, device=job.device, dtype=job.dtype, candidate=remote.path,
-                        tag=side, memory_fraction=0.25 if gpu else None)
-        for side, remote in (("incumbent", inc), ("candidate", cand)):
-            remote.wait("load")
+        with lock.shared():
+            for side, remote in (("incumbent", inc), ("candidate", cand)):   # both start at once
+                remote.send("load", spec=job.spec, device=job.device, dtype=job.dtype, candidate=remote.path,
+                            tag=side, memory_fraction=0.25 * job.gpu_share if gpu else None)
+            for side, remote in (("incumbent", inc), ("candidate", cand)):
+                remote.wait("load")
         results = []
         for i, shape in enumerate(job.shapes):
-            seed = int(job.seed) + 1000 * i
-            common = dict(shape=i, params=shape.params, seed=seed, sets=_sets(gpu, 0),
-                          reps=int(job.reps))
-            for side, remote in (("incumbent", inc), ("candidate", cand)):
-                remote.ask("build", shape=i, params=shape.params, seed=seed)
-            sides = {"incumbent": inc, "candidate": cand}
-            a, b, method = [], [], None
-            for side, kw in abba(int(job.rounds), lambda: settled(a, b)):
-                fixed = {"method": method} if method else {}      # the first timing picks it
-                t = _timing(sides[side].ask("bench", **common, **kw, **fixed))
-                method = method or (t["method"] if gpu else None)
-                (a if side == "incumbent" else b).append(t["median_us"])
-            for side, remote, times in (("incumbent", inc, a), ("candidate", cand, b)):
-                claim = {"median_us": sorted(times)[len(times) // 2], "method": method or "cpu-interpreter"}
-                forged = cross_check(remote, i, shape.params, seed, claim, gpu, None)
-                if forged:
-                    raise CandidateFailed("forged-timing", f"{side}: {forged}")
-            c = decide(a, b, method or "cpu-interpreter")
-            c.shape = shape.id
-            results.append(c.__dict__)
+            with lock.exclusive():                   # both sides' timings: nothing else on the device
+                seed = int(job.seed) + 1000 * i
+                common = dict(shape=i, params=shape.params, seed=seed, sets=_sets(gpu, 0),
+                              reps=int(job.reps))
+                for side, remote in (("incumbent", inc), ("candidate", cand)):
+                    remote.ask("build", shape=i, params=shape.params, seed=seed)
+                sides = {"incumbent": inc, "candidate": cand}
+                a, b, method = [], [], None
+                for side, kw in abba(int(job.rounds), lambda: settled(a, b)):
+                    fixed = {"method": method} if method else {}      # the first timing picks it
+                    t = _timing(sides[side].ask("bench", **common, **kw, **fixed))
+                    method = method or (t["method"] if gpu else None)
+                    (a if side == "incumbent" else b).append(t["median_us"])
+                for side, remote, times in (("incumbent", inc, a), ("candidate", cand, b)):
+                    claim = {"median_us": sorted(times)[len(times) // 2], "method": method or "cpu-interpreter"}
+                    forged = cross_check(remote, i, shape.params, seed, claim, gpu, None)
+                    if forged:
+                        raise CandidateFailed("forged-timing", f"{side}: {forged}")
+                c = decide(a, b, method or "cpu-interpreter")
+                c.shape = shape.id
+                results.append(c.__dict__)
         reply = {"ok": True, "comparisons": results, "device": device_info(job.device)}
     except OperatorFailed as exc:
         reply = {"ok": False, "operator_fault": exc.info}
@@ -686,4 +710,7 @@ def run_compare(job: jobs.CompareJob) -> dict[str, Any]:
                 r.close()
         reply["phases_s"] = {f"{who}:{k}": round(t, 4) for who, r in (("incumbent", inc), ("candidate", cand))
                              for k, t in r.clock.items()} | {"judge-total": round(time.perf_counter() - t0, 4)}
+        if lock.path:
+            reply["phases_s"]["judge-gpu-wait"] = round(lock.waited_s, 4)
+        lock.close()
     return reply

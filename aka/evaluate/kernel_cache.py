@@ -26,8 +26,15 @@ def own_folder(workdir: str) -> str:
     return os.path.join(workdir, ".triton", "cache")
 
 
+SHARED_ENV = "AKA_SHIPPED_KERNELS"
+"""Names the shipped-kernel cache of worker pools that serve one session together (`aka optimize
+--parallel`): the first pool's, so every pool's candidates find what the others compiled."""
+
+
 def shipped_folder() -> str | None:
     """The shipped-kernel cache of this worker (None outside a worker's job)."""
+    if os.environ.get(SHARED_ENV):
+        return os.environ[SHARED_ENV]
     root = os.environ.get("AKA_JOBS_ROOT", "")
     return os.path.join(root, SHIPPED) if root else None
 

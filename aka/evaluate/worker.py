@@ -94,6 +94,7 @@ def run_baselines(job: jobs.BaselinesJob) -> dict[str, Any]:
     """Time the baselines (eager, torch.compile, production) of some shapes, each with a given
     method, the way the judge times them beside a candidate: the agent times them once per (shape,
     method). No candidate code runs in this job."""
+    from aka.evaluate.gpu_lock import GpuLock
     from aka.evaluate.judge import OperatorFailed, operator_of, runnable_baselines, time_baselines
     from aka.spec.op import Tolerance
 
@@ -101,12 +102,16 @@ def run_baselines(job: jobs.BaselinesJob) -> dict[str, Any]:
     names, notes = runnable_baselines(job.spec, job.baselines, gpu)
     tol = Tolerance(job.atol, job.rtol, {k: tuple(v) for k, v in job.tol_outputs.items()})
     out: dict[str, Any] = {"ok": True, "baselines": {}, "notes": notes, "device": device_info(job.device)}
+    lock = GpuLock(job.gpu_lock)
     try:
         op = operator_of(job)
         for i, shape in enumerate(job.shapes):
             seed = int(job.seed) + 1000 * i
-            out["baselines"][shape.id] = time_baselines(op, shape.params, seed, 0, names, gpu, int(job.reps),
-                                                        shape.method if gpu else None, tol, shape.id)
+            with lock.exclusive():
+                out["baselines"][shape.id] = time_baselines(op, shape.params, seed, 0, names, gpu, int(job.reps),
+                                                            shape.method if gpu else None, tol, shape.id)
     except OperatorFailed as exc:
         return {"ok": False, "operator_fault": exc.info}
+    finally:
+        lock.close()
     return out

@@ -15,6 +15,9 @@ class Proposer(Protocol):
         name: recorded in the journal and on every candidate's origin.
         reads_profile (optional, default True): whether it uses the incumbent's profile; when
             False the loop profiles only the best kernel, once, at the end.
+        batches (optional, default False): whether it may be asked for several candidates at once
+            (`aka optimize --parallel`): each proposal must follow from the context alone, the ones
+            already asked listed in it as trials with status 'pending'.
     """
 
     name: str

@@ -96,6 +96,9 @@ class Tuner:
     name = "tuner"
     reads_profile = False
     """It searches kernels and parameters by measurement alone; the loop profiles only its best."""
+    batches = True
+    """Each proposal follows from the context alone, so the loop may ask for several at once
+    (`--parallel`), listing the ones already asked as pending trials."""
 
     def __init__(self, kernel_roots: list[Path], source_root: Path | None = None):
         self.kernel_roots = [Path(r) for r in kernel_roots]

@@ -69,6 +69,13 @@ class OperatorJob(Job):
     """Pretend the device has this much memory (tests of the footprint check); None: ask it."""
     sandbox: dict[str, Any] = field(default_factory=dict)
     """What the parent probed of the sandbox here: {'strict': bool, 'layers': {layer: bool}}."""
+    gpu_lock: str = ""
+    """A lock file shared by evaluations that run at the same time on one GPU (`aka optimize
+    --parallel`): timing holds it alone, other device work shares it (`aka.evaluate.gpu_lock`);
+    empty: this job has the device to itself."""
+    gpu_share: float = 1.0
+    """The fraction of the device's memory this job's processes may use between them (1/K when K
+    evaluations share the GPU)."""
 
 
 @dataclass(frozen=True)

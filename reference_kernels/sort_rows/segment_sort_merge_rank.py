@@ -102,7 +102,7 @@ def _merge_rank(key_ptr, val_ptr, idx_ptr, n_cols, key_stride,
     k2 = key[:, None]
     pos = tl.zeros([BLOCK, NSEG], dtype=tl.int32)
     for s in tl.static_range(LOG_SEG):           # lower bound of key in every sorted segment
-        half: tl.constexpr = SEG >> (s + 1)
+        half = SEG >> (s + 1)                      # folded: s is a static_range constant
         probe = tl.load(base + starts + pos + (half - 1))
         pos += tl.where(probe < k2, half, 0)
     last = tl.load(base + starts + pos)

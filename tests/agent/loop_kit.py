@@ -59,20 +59,54 @@ class LoggingEvaluator(ScriptedEvaluator):
         return result
 
 
+class BatchingProposer(ScriptedProposer):
+    """The scripted proposer, declared able to propose several candidates at once (as the tuner)."""
+
+    batches = True
+
+
+class BatchEvaluator(LoggingEvaluator):
+    """Evaluates a batch in `evaluate_many`, finishing in reverse order (as side pools may), and
+    records each batch's names. With KILL_AFTER=n it SIGKILLs this process once the loop has
+    stored its n-th batched result (a crash in the middle of a batch)."""
+
+    def __init__(self, script, log: Path, kill_after: int = 0):
+        super().__init__(script, log)
+        self.batches: list[list[str]] = []
+        self.kill_after, self.done = kill_after, 0
+
+    def evaluate_many(self, spec, items):
+        self.batches.append([c.name for c, _ in items])
+        for i in reversed(range(len(items))):
+            yield i, self.evaluate(spec, *items[i])
+            self.done += 1                           # the loop stored the result before asking again
+            if self.done == self.kill_after:
+                os.kill(os.getpid(), signal.SIGKILL)
+
+
 TABLE = {"a1": ("accepted", 10.0), "b2": ("wrong", 1.0), "c3": ("accepted", 9.95), "d4": ("accepted", 5.0),
          "e5": ("accepted", 6.0), "f6": ("accepted", 4.0)}
 ORDER = ["a1", "b2", "c3", "d4", "e5", "f6"]
 
 
-def run(root: Path, log: Path, config: LoopConfig, resumed: bool, hooks=(), order=tuple(ORDER), proposer=None):
+def run(root: Path, log: Path, config: LoopConfig, resumed: bool, hooks=(), order=tuple(ORDER), proposer=None,
+        evaluator=None):
     folder = SessionFolder(root) if resumed else SessionFolder.create(root.parent, root.name, {"op": {"name": "rmsnorm"}})
-    evaluator = LoggingEvaluator(script_from(TABLE), log)
-    proposer = proposer or ScriptedProposer([cand(t) for t in order])
+    if evaluator is None:
+        evaluator = BatchEvaluator(script_from(TABLE), log) if config.parallel > 1 else \
+            LoggingEvaluator(script_from(TABLE), log)
+    proposer = proposer or (BatchingProposer if config.parallel > 1 else ScriptedProposer)([cand(t) for t in order])
     return run_session(folder, SPEC, config, evaluator, proposer, progress=False, resumed=resumed,
                        extra_hooks=tuple(hooks))
 
 
 if __name__ == "__main__":
     root, log, kind, n = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-    out = run(root, log, LoopConfig(iterations=6, stall=5), resumed=False, hooks=[Killer(kind, n)])
+    parallel = int(sys.argv[5]) if len(sys.argv) > 5 else 1
+    config = LoopConfig(iterations=6, stall=5, parallel=parallel)
+    if kind == "batched":                            # killed inside a batch, between two results
+        evaluator, hooks = BatchEvaluator(script_from(TABLE), log, kill_after=n), []
+    else:
+        evaluator, hooks = None, [Killer(kind, n)]
+    out = run(root, log, config, resumed=False, hooks=hooks, evaluator=evaluator)
     print(json.dumps({"finished": out.stop_reason}))

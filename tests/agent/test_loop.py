@@ -180,3 +180,50 @@ def test_an_exhausted_proposer_journals_why_it_left_kernels_out(tmp_path):
     out = run(tmp_path / "s", tmp_path / "log", LoopConfig(iterations=3), resumed=False, proposer=proposer)
     (last,) = [p for p in _events(out, "propose") if p.get("exhausted")]
     assert last["skipped"] == proposer.skipped and out.iterations == 0
+
+
+def test_a_batch_is_evaluated_together_and_only_its_fastest_is_compared(tmp_path):
+    """--parallel 3 over a1 (10 µs), b2 (wrong), c3 (9.95), then d4 (5), e5 (6), f6 (4)."""
+    from .loop_kit import TABLE, BatchEvaluator, script_from
+
+    evaluator = BatchEvaluator(script_from(TABLE), tmp_path / "log")
+    out = run(tmp_path / "s", tmp_path / "log", LoopConfig(iterations=6, stall=10, parallel=3), resumed=False,
+              evaluator=evaluator)
+    assert evaluator.batches == [["a1", "b2", "c3"], ["d4", "e5", "f6"]]
+    accepts = {a["version"]: a for a in _events(out, "accept")}
+    assert accepts["v001"]["promote"]                                 # the first correct kernel
+    assert "within noise" in accepts["v003"]["reason"]                # its batch's fastest: compared
+    for loser in ("v004", "v005"):                                    # f6 (v006) is faster by the evaluation
+        assert not accepts[loser]["promote"] and "v006 of the same batch is faster" in accepts[loser]["reason"]
+    assert accepts["v006"]["promote"] and out.best == "v006"
+    compared = {(a, b) for a, b in evaluator.compares}
+    assert compared == {(cand("a1").hash, cand("c3").hash), (cand("a1").hash, cand("f6").hash)}
+    proposes = _events(out, "propose")
+    assert [p["name"] for p in proposes] == ORDER and [bool(p.get("queued")) for p in proposes] == \
+        [False, True, True, False, True, True]
+    assert [b["versions"] for b in _events(out, "batch")] == [["v001", "v002", "v003"], ["v004", "v005", "v006"]]
+    assert out.stop_reason == "budget: 6 candidates evaluated"
+
+
+def test_a_batch_never_outruns_the_candidate_budget_and_a_stall_waits_for_its_end(tmp_path):
+    from .loop_kit import TABLE, BatchEvaluator, script_from
+
+    evaluator = BatchEvaluator(script_from(TABLE), tmp_path / "log")
+    out = run(tmp_path / "s", tmp_path / "log", LoopConfig(iterations=4, stall=1, parallel=3), resumed=False,
+              evaluator=evaluator)
+    assert evaluator.batches == [["a1", "b2", "c3"]]                    # 3, then the one left of 4 alone
+    assert len(evaluator.calls) == 4 and evaluator.calls[-1] == cand("d4").hash
+    kinds = [e.kind for e in read_events(out.session / "events.jsonl").events]
+    # b2 stalls the loop (stall=1), but the dropout waits until c3, the batch's last member, is judged
+    assert kinds[:kinds.index("dropout")].count("evaluate") == 3
+    assert out.stop_reason == "budget: 4 candidates evaluated"
+
+
+def test_propose_batch_lists_earlier_members_as_pending_trials():
+    from aka.agent.nodes import propose_batch
+    from aka.spec.memory import ProposalContext
+
+    proposer = ScriptedProposer([cand(t) for t in ("a1", "b2", "c3")])
+    got = propose_batch(proposer, ProposalContext(op={"name": "rmsnorm"}, device={}, iteration=0), 5)
+    assert [p.candidate.name for p in got] == ["a1", "b2", "c3"]           # then the script ran out
+    assert [t.status for t in proposer.seen[-1].trials] == ["pending", "pending", "pending"]

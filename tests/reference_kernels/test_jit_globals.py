@@ -1,7 +1,7 @@
-"""A Triton kernel may read a module-level name only when it is a `tl.constexpr`: compiled Triton
-refuses any other global ("Cannot access global variable ... from within @jit'ed function"),
-while the interpreter CI runs the kernels in reads it like Python does. This static check
-catches on the CPU what only a GPU run would."""
+"""Static checks for what compiled Triton refuses and the interpreter CI runs the kernels in
+accepts: a jit function reading a module-level name that is not a `tl.constexpr` ("Cannot access
+global variable ... from within @jit'ed function"), and a `tl.constexpr` annotated assignment
+inside a loop ("constexpr cannot be reassigned"). Both failed only on the H200 before."""
 
 from __future__ import annotations
 
@@ -43,6 +43,34 @@ def non_constexpr_reads(source: str) -> list[str]:
                     and n.id not in local:
                 found.append(f"{fn.name}: {n.id} (line {n.lineno})")
     return found
+
+
+def constexpr_reassigned(source: str) -> list[str]:
+    """'function: NAME (line N)' for each `NAME: tl.constexpr = ...` inside a loop of a jit function:
+    compiled Triton refuses the loop's second pass ("constexpr cannot be reassigned"); the
+    interpreter runs it."""
+    tree = ast.parse(source)
+    found = []
+    for fn in tree.body:
+        if not isinstance(fn, ast.FunctionDef) or not any("jit" in ast.unparse(d) for d in fn.decorator_list):
+            continue
+        for loop in ast.walk(fn):
+            if isinstance(loop, (ast.For, ast.While)):
+                for n in ast.walk(loop):
+                    if isinstance(n, ast.AnnAssign) and "constexpr" in ast.unparse(n.annotation):
+                        found.append(f"{fn.name}: {ast.unparse(n.target)} (line {n.lineno})")
+    return found
+
+
+def test_the_loop_check_finds_a_constexpr_assigned_in_a_loop():
+    src = ("import triton\nimport triton.language as tl\n@triton.jit\ndef k(p, N: tl.constexpr):\n"
+           "    for s in tl.static_range(3):\n        h: tl.constexpr = N >> s\n        tl.store(p, h)\n")
+    assert constexpr_reassigned(src) == ["k: h (line 6)"]
+
+
+@pytest.mark.parametrize("path", KERNELS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_constexpr_is_assigned_inside_a_loop(path: Path):
+    assert constexpr_reassigned(path.read_text()) == [], "drop the annotation: a static_range index folds anyway"
 
 
 def test_the_check_finds_a_plain_global_and_passes_a_constexpr():

@@ -39,6 +39,28 @@ def test_kill_then_resume_loses_and_repeats_nothing(tmp_path, kind, n):
     assert kinds[-1] == ("resume" if kind == "dropout" else "stop")   # a finished session runs nothing more
 
 
+@pytest.mark.parametrize("kind,n", [("batched", 1), ("batched", 2), ("batch", 1), ("evaluate", 2),
+                                    ("propose", 3), ("accept", 4), ("decide", 2)])
+def test_kill_in_a_batch_then_resume_loses_and_repeats_nothing(tmp_path, kind, n):
+    """--parallel 3: two batches of three; killed inside a batch's evaluation, between its members'
+    turns, or in the second batch."""
+    root, log = tmp_path / "s", tmp_path / "evaluated.log"
+    proc = subprocess.run([sys.executable, "-m", "tests.agent.loop_kit", str(root), str(log), kind, str(n), "3"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == -9, proc.stderr
+    before = log.read_text().split() if log.exists() else []
+    out = run(root, log, LoopConfig(iterations=6, stall=5, parallel=3), resumed=True)
+    evaluated = log.read_text().split()
+    assert sorted(evaluated) == sorted(ORDER), f"killed after {kind} #{n}: {before} then {evaluated}"
+    assert len(set(evaluated)) == len(evaluated)
+    folder = SessionFolder(out.session)
+    assert folder.versions() == [f"v{i:03d}" for i in range(1, 7)]
+    assert out.best == "v006" and out.stop_reason.startswith("budget")
+    events = read_events(folder.journal_path).events
+    accepted = [e.data["version"] for e in events if e.kind == "accept"]   # a step cut off is run again
+    assert list(dict.fromkeys(accepted)) == [f"v{i:03d}" for i in range(1, 7)]
+
+
 def test_a_second_run_on_the_same_session_is_refused(tmp_path):
     folder = SessionFolder.create(tmp_path, "20260101-000000-x", {"op": {"name": "x"}})
     folder.lock()

@@ -1,0 +1,83 @@
+"""Evaluations side by side on one device (`aka optimize --parallel`): the GPU lock that keeps every
+timing alone on the device, and `HarnessEvaluator.evaluate_many` over real side pools on the
+interpreter."""
+
+import os
+import threading
+import time
+
+import pytest
+
+from aka.evaluate.evaluator import EvalOptions, Evaluator
+from aka.evaluate.gpu_lock import GpuLock
+from aka.evaluate.harness import HarnessEvaluator
+from aka.evaluate.pool import WorkerPool
+from aka.spec.candidate import Candidate
+from aka.spec.result import EvalStatus
+
+from .conftest import CANDIDATES
+
+
+def _hold(lock: GpuLock, mode: str, seconds: float, log: list, name: str) -> None:
+    with getattr(lock, mode)():
+        log.append((name, "in", time.monotonic()))
+        time.sleep(seconds)
+        log.append((name, "out", time.monotonic()))
+
+
+def _overlap(log: list, a: str, b: str) -> bool:
+    span = {n: [t for m, _, t in log if m == n] for n in (a, b)}
+    return span[a][0] < span[b][1] and span[b][0] < span[a][1]
+
+
+@pytest.mark.parametrize("first,second,overlap", [("exclusive", "shared", False), ("shared", "exclusive", False),
+                                                  ("exclusive", "exclusive", False), ("shared", "shared", True)])
+def test_a_timing_never_runs_beside_other_device_work_and_checks_run_beside_each_other(tmp_path, first, second,
+                                                                                         overlap):
+    path, log = str(tmp_path / "gpu.lock"), []
+    one, two = GpuLock(path), GpuLock(path)        # two judges: two open file descriptions
+    t = threading.Thread(target=_hold, args=(one, first, 0.3, log, "one"))
+    t.start()
+    time.sleep(0.05)
+    _hold(two, second, 0.05, log, "two")
+    t.join()
+    assert _overlap(log, "one", "two") is overlap
+    if not overlap:
+        assert two.waited_s > 0.1                 # it waited for the first to let go
+
+
+def test_without_a_lock_file_nothing_waits_and_a_timing_cannot_nest_in_a_shared_step(tmp_path):
+    free = GpuLock("")
+    with free.exclusive(), free.shared():
+        pass
+    assert free.waited_s == 0.0 and free.fd is None
+    lock = GpuLock(str(tmp_path / "gpu.lock"))
+    with pytest.raises(RuntimeError, match="nested"):
+        with lock.shared(), lock.exclusive():
+            pass
+    with lock.exclusive(), lock.shared():         # a shared step inside a timing needs nothing more
+        pass
+    lock.close()
+
+
+def _candidate(name: str) -> tuple[Candidate, object]:
+    path = CANDIDATES / name
+    return Candidate(path.read_text(), {}, "user", name), path
+
+
+def test_evaluate_many_runs_side_pools_sharing_a_lock_and_returns_every_verdict(fixture_op):
+    items = [_candidate("honest_rmsnorm.py"), _candidate("bad_raises.py"), _candidate("honest_kernel_in_class.py")]
+    with WorkerPool("cpu") as pool:
+        harness = HarnessEvaluator(Evaluator(pool), EvalOptions(trials=1, baselines=()), parallel=2)
+        try:
+            got = dict(harness.evaluate_many(fixture_op, items))
+            assert len(harness.side_judges) == 2 and all(j.pool is not pool for j in harness.side_judges)
+            lock_dir = harness.lock_dir
+            assert lock_dir and os.path.exists(os.path.join(lock_dir, "gpu.lock"))
+        finally:
+            harness.close()
+    assert sorted(got) == [0, 1, 2]
+    assert got[0].status == EvalStatus.ACCEPTED and got[2].status == EvalStatus.ACCEPTED
+    assert got[1].status != EvalStatus.ACCEPTED and got[1].rejections
+    assert all("judge-gpu-wait" in got[i].phases_s for i in (0, 2))   # they ran under the lock
+    assert harness.side_judges == [] and not os.path.exists(lock_dir)
