@@ -8,6 +8,11 @@ evaluations overlap each other, never a timing. Host-only work (starting process
 reading outputs from files) holds nothing. Without a lock file (`jobs.OperatorJob.gpu_lock`
 empty: the job has the device to itself) every step runs unlocked.
 
+A waiting timing goes first: `flock` alone lets new shared holders in while an exclusive request
+waits, so a stream of correctness checks could starve a timing. A second file, the gate, orders
+them: a timing takes the gate exclusively before the lock and keeps it; a check passes through the
+gate (shared, released once it holds the lock), so it queues behind a timing that is waiting.
+
 The lock is cooperative: candidate code never sees it. A candidate's process only runs device
 work when its judge asks (between its judge's lock and unlock); one that launches work on its own
 in the background can slow another candidate down, never make itself faster than it is.
@@ -28,6 +33,7 @@ class GpuLock:
     def __init__(self, path: str = ""):
         self.path = path
         self.fd: int | None = None
+        self.gate: int | None = None
         self.mode = 0
         self.waited_s = 0.0
 
@@ -50,8 +56,12 @@ class GpuLock:
             return
         if self.fd is None:
             self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            self.gate = os.open(self.path + ".gate", os.O_RDWR | os.O_CREAT, 0o600)
         t0 = time.perf_counter()
+        fcntl.flock(self.gate, mode)                 # behind any timing already waiting
         fcntl.flock(self.fd, mode)
+        if mode == fcntl.LOCK_SH:
+            fcntl.flock(self.gate, fcntl.LOCK_UN)    # a check lets the next one through the gate
         self.waited_s += time.perf_counter() - t0
         self.mode = mode
         try:
@@ -59,8 +69,11 @@ class GpuLock:
         finally:
             self.mode = 0
             fcntl.flock(self.fd, fcntl.LOCK_UN)
+            if mode == fcntl.LOCK_EX:
+                fcntl.flock(self.gate, fcntl.LOCK_UN)
 
     def close(self) -> None:
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
+        for fd in (self.fd, self.gate):
+            if fd is not None:
+                os.close(fd)
+        self.fd = self.gate = None

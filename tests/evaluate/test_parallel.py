@@ -81,3 +81,21 @@ def test_evaluate_many_runs_side_pools_sharing_a_lock_and_returns_every_verdict(
     assert got[1].status != EvalStatus.ACCEPTED and got[1].rejections
     assert all("judge-gpu-wait" in got[i].phases_s for i in (0, 2))   # they ran under the lock
     assert harness.side_judges == [] and not os.path.exists(lock_dir)
+
+
+def test_a_waiting_timing_goes_before_checks_that_ask_after_it(tmp_path):
+    """One judge checks (shared); a timing asks for the lock, then another check asks: the timing
+    runs before the later check, which would otherwise join the first one and starve it."""
+    path, log = str(tmp_path / "gpu.lock"), []
+    first, timing, later = GpuLock(path), GpuLock(path), GpuLock(path)
+    threads = [threading.Thread(target=_hold, args=(first, "shared", 0.3, log, "first")),
+               threading.Thread(target=_hold, args=(timing, "exclusive", 0.1, log, "timing")),
+               threading.Thread(target=_hold, args=(later, "shared", 0.1, log, "later"))]
+    for t in threads:
+        t.start()
+        time.sleep(0.05)
+    for t in threads:
+        t.join()
+    entered = [n for n, what, _ in log if what == "in"]
+    assert entered == ["first", "timing", "later"]
+    assert not _overlap(log, "timing", "later") and not _overlap(log, "first", "timing")
