@@ -144,9 +144,7 @@ class HarnessEvaluator:
     def _side_judges(self, n: int) -> list[Judge]:
         """N judges, each on a worker pool of its own, started together; they share the session
         pool's cache of shipped kernels (what the warmer and earlier candidates compiled)."""
-        threads = max(1, (os.cpu_count() or 2) // (2 * n))    # a judge and a candidate per pool: no oversubscription
-        env = {kernel_cache.SHARED_ENV: str(self.judge.pool.root() / kernel_cache.SHIPPED),
-               "OMP_NUM_THREADS": str(threads)}
+        env = {kernel_cache.SHARED_ENV: str(self.judge.pool.root() / kernel_cache.SHIPPED)}
         while len(self.side_judges) < n:
             self.side_judges.append(Judge(WorkerPool(self.judge.pool.device, env=env)))
         judges = self.side_judges[:n]

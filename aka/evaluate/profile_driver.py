@@ -6,7 +6,8 @@ Model construction, input generation and warm-up launches happen before cudaProf
 `ncu --profile-from-start off` (or `nsys --capture-range=cudaProfilerApi`) sees only the `iters`
 launches of each shape, in the order given. `--reference` profiles the eager reference instead;
 `--compile` profiles the reference under torch.compile (compiled during the warm-up launches), the
-baseline a kernel must beat.
+baseline a kernel must beat. TF32 is off, as in the harness's worker: without that, cuDNN runs a
+float32 convolution on TF32 tensor cores (PyTorch's default), a baseline the harness never times.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import torch
 
 from aka.evaluate.correctness import build_pair
 from aka.evaluate.loading import Operator, load_module
+from aka.evaluate.worker import exact_fp32
 from aka.spec.load import load_op
 
 
@@ -30,6 +32,7 @@ def main() -> None:
     ap.add_argument("--reference", action="store_true", help="profile the eager reference instead")
     ap.add_argument("--compile", action="store_true", help="profile torch.compile of the reference instead")
     args = ap.parse_args()
+    exact_fp32()           # as the harness times it: a float32 operator's cuDNN and cuBLAS calls in IEEE float32
     spec = load_op(args.op)
     op = Operator(spec.to_dict(), "cuda", spec.dtype)
     cand_cls = load_module(args.candidate, "candidate").ModelNew
