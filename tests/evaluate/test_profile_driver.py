@@ -19,10 +19,13 @@ def test_tf32_is_off_before_the_operator_loads(monkeypatch):
         seen["matmul"] = torch.backends.cuda.matmul.allow_tf32
         raise SystemExit(0)
 
-    monkeypatch.setattr(torch.backends.cudnn, "allow_tf32", True)
-    monkeypatch.setattr(torch.backends.cuda.matmul, "allow_tf32", True)
+    before = torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = True   # PyTorch's cuDNN default
     monkeypatch.setattr(profile_driver, "load_op", load_op)
     monkeypatch.setattr(sys, "argv", ["profile_driver", "op", "candidate.py", "--compile"])
-    with pytest.raises(SystemExit):
-        profile_driver.main()
+    try:
+        with pytest.raises(SystemExit):
+            profile_driver.main()
+    finally:
+        torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32 = before
     assert seen == {"cudnn": False, "matmul": False}
