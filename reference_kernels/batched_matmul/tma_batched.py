@@ -30,18 +30,21 @@ store; values (n=128) 128x128x128, 3 stages; experts 128x256xBLOCK_K, NUM_STAGES
 two 128-wide halves to free shared memory for the pipeline; 512 tiny 64x64x64 matrices four
 programs per SM. No Nsight Compute profile of this operator is in the losers folder; the H200
 timing table motivated it: batch_grid_axis (pointer loads, 64x64x32 tiles) took 164/124/222 us
-against torch.compile's one cuBLAS call at 90/78/96 us on the three prefill shapes. Measured on the
-H200 (2026-12-04, helper sweep, triton.testing.do_bench median with L2 flushed, not the harness):
-scores 93.7 us vs torch.bmm 88.2 (0.94x; without the flattened loop 152-158 us), values 85.8 vs
-87.7 (1.02x), experts 98.7 vs 101.7 (1.03x), 512x64x64x64 8.1 vs 10.5, held-out 3x1000^3 20.0 vs
-15.8 (0.79x: only 96 tiles of 128x256 for 132 SMs). Whole forward timed the same way, host work
-included, before the SM count was cached: 94.4, 85.8, 101.0 (bmm 93.1 in that run), 26.4 (host-
-bound; the harness times this shape by graph replay) and 29.6 us. Not yet measured by the harness. TMA needs
-16-byte aligned bases and row strides (k and n multiples of 8 in bf16), and the tile table is sized
-for 2-byte elements; other inputs (the held-out 12x100x300x77: 7.1 us vs 9.7) take the
-pointer-based kernel in this file, one program per (tile, batch entry). The interpreter emulates
-descriptor loads, so the cpu_shapes exercise both paths (float32 rows of 20 or 32 elements are
-16-byte aligned, 17 or 33 are not).
+against torch.compile's one cuBLAS call at 90/78/96 us on the three prefill shapes. An earlier
+helper sweep (triton.testing.do_bench, L2 flushed, not the harness) had the flattened loop take
+scores from 152-158 us to 94 us, and the held-out 3x1000^3 at 20.0 us against torch.bmm's 15.8
+(0.79x: only 96 tiles of 128x256 for 132 SMs). TMA needs 16-byte aligned bases and row strides (k
+and n multiples of 8 in bf16), and the tile table is sized for 2-byte elements; other inputs (the
+held-out 12x100x300x77: 7.1 us vs 9.7 in that sweep) take the pointer-based kernel in this file, one
+program per (tile, batch entry). The interpreter emulates descriptor loads, so the cpu_shapes
+exercise both paths (float32 rows of 20 or 32 elements are 16-byte aligned, 17 or 33 are not).
+Measured by the harness on one H200 (2026-12-04, `tools/suite_bench.py --kernels`, bf16, events
+timing): scores 96.1 us (0.94x torch.compile), values 78.6 (0.99x), experts 97.0 (0.99x): the
+fastest of the operator's three kernels at these shapes (the next best: 164, 124 and 220 us) but
+still 1-6 % behind torch.compile's cuBLAS call. many-small-512x64 ran 8.54 us, also timed with
+events (CV 1.6); the table's 7.91x there is against an events-timed torch.compile of 67.6 us that is
+mostly host overhead (10.1 us by graph replay), and persistent_flat_tiles (5.98 us) and
+batch_grid_axis (6.28 us, both graph replay) are faster.
 """
 
 import torch

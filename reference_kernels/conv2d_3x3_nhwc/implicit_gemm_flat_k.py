@@ -33,6 +33,9 @@ inputs and on ROCm (Triton there has no tf32x3).
 PRECISION defaults to "ieee" here: at this kernel's default tiles the H200 ran it 5-21 % slower
 per shape with "tf32x3" (the suite re-measure of 2026-12-04 against that of 2026-12-02, both
 in docs/results/), so the tensor-core emulation is a point for the tuner to try, not the default.
+Nsight Compute at resnet50-stage4-32x7x7x512, where this kernel is the fastest of the three
+(2026-12-04): 838 us, 25x8 programs of 128 threads, 214 registers, occupancy 10 %, SM 18 %, DRAM
+0.3 %: 200 programs for 132 SMs with one resident per SM, latency-bound on its operand loads.
 """
 
 import torch

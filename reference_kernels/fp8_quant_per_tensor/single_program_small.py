@@ -27,13 +27,20 @@ partial_max_two_kernels at 2 launches (_partial_amax 2.30 us + _quant_block 2.46
 program of 256 threads, 4.77 us device) against torch.compile's single fused reduction kernel (one
 program of 512 threads, 3.07 us, which sweeps the row twice in a loop); the shape was even timed
 with events (28.06 us against 6.53 us) because two launches plus three allocations pushed the host
-probe over the 20 us graph threshold. Measured on an H200 (2026-12-04, this session's own graph
-replay timer, 0.25 us resolution): decode-1 2.47 us single program against 4.09 us for
-partial_max_two_kernels and 2.47 us for torch.compile; `aka eval` there gave 2.7 us against
-torch.compile's 4.3 us (1.58x), and every shape and held-out shape correct. The single program
-wins up to 16384 elements (2 x 4096: 2.72 against 4.72 us two-kernel; 4 x 4096: 3.72 against
-4.47 us) and loses beyond (7 x 3584: 5.47 against 4.72 us; 16 x 4096: 9.47 against 4.72 us), so
-the threshold defaults to 16384 elements; the large path is partial_max_two_kernels' (prefill-8k 50.4 us, 1.10x compile).
+probe over the 20 us graph threshold. An earlier sweep on the H200 (2026-12-04, the session's own
+graph replay timer, 0.25 us resolution, not the harness): decode-1 2.47 us single program against
+4.09 us for partial_max_two_kernels and 2.47 us for torch.compile. The single program wins up to
+16384 elements (2 x 4096: 2.72 against 4.72 us two-kernel; 4 x 4096: 3.72 against 4.47 us) and loses
+beyond (7 x 3584: 5.47 against 4.72 us; 16 x 4096: 9.47 against 4.72 us), so the threshold defaults
+to 16384 elements; the large path is partial_max_two_kernels'.
+Measured by the harness on one H200 (2026-12-04, `tools/suite_bench.py --kernels`, bf16 input):
+ahead of torch.compile at all six shapes. The single program runs only at tp8-down-decode-1 (3584
+elements): 2.94 us by graph replay, 1.50x torch.compile (4.40), the fastest of the three kernels.
+Every other shape exceeds SMALL_MAX and runs the same two kernels as partial_max_two_kernels:
+8b-qkv-decode-32 5.19 us (1.16x) and 70b-qkv-decode-256 7.44 us (1.94x) by graph replay, where
+partial_max_two_kernels was timed with events (25.4 and 25.0 us), so that gap is the timing method,
+not the code; prefill (events) 8b-qkv 51.1 us (1.16x), 8b-down 160 (3.36x), 70b-qkv 53.0 (2.42x),
+within 2 % of partial_max_two_kernels either way (1 % behind it at 70b-qkv).
 """
 
 import torch

@@ -30,13 +30,12 @@ rows x 25 blocks of 256 columns, 8 warps. Larger weights use CHUNK_K x BLOCK_N =
 programs that the last wave is small. Both axes are masked, so any k and n work.
 These ops were not profiled with Nsight. On the H200 the earlier kernels lost: occupancy_split
 took 20.35 us at 1600 x 6400 against torch.compile's 16.45, and split_rows 63.78 against 59.86 at
-4096 x 14336. Both are two-kernel designs. A sweep of this kernel on the H200 (harness timer,
-torch.compile timed in the same process the same way) gave: 1600 x 6400, 14.69 us (CUDA graph)
-against 14.19 (0.97); 6400 x 1600, 16.44 against 18.44 (1.12); 4096 x 14336, 61.1 (events)
-against 59.5 (0.97); 4096 x 128256, 485 against the table's 508 for torch.compile (1.05). It
-still trails cuBLAS by about 3 % at the two shapes marked 0.97. The shape policy as finally
-written (chunk 176 at 6400 x 1600, the 64-chunk cap for 1000 x 1000 and 30001 x 77) is not yet
-measured on a GPU.
+4096 x 14336. Both are two-kernel designs. Measured by the harness on one H200 (2026-12-04,
+`tools/suite_bench.py --kernels`, fp32, final shape policy): the fastest of the operator's four
+kernels at every shape: 1600 x 6400 15.3 us by graph replay, 0.92x torch.compile (14.0); 6400 x 1600
+16.3 (graph, 1.19x); 4096 x 14336 60.7 (events, 0.99x); 4096 x 128256 478 (events, 1.06x). It still
+trails torch.compile at 1600 x 6400 and, barely, at 4096 x 14336. The held-out shapes (1000 x 1000,
+30001 x 77) are checked for correctness, not timed.
 The arrival counters live on the module instance, one buffer per device, and every launch leaves
 them at zero; two launches of the same instance running at once on different streams would share
 them, so one instance serves one stream at a time.

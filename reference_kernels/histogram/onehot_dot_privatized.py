@@ -29,15 +29,21 @@ DOT_MIN_BINS, or too few ids to fill the grid, use a privatized tl.histogram ins
 tiles, same grid and flush); when one program is enough it stores the counts itself, so the small
 decode shapes run one launch with no zeroing kernel.
 
-Why it should beat torch.compile at buckets-16m-1024 (not yet measured on a GPU): torch.compile
-keeps aten bincount (226 us, shared-memory atomics serialised on the skewed hot bins), and our
-privatized_grid_stride took 262 us: Triton lowers tl.histogram to a per-warp ballot-and-popcount
-loop that costs about log2(bins) ballots plus bins/32 x log2(bins) mask operations per 32 ids, about
-12 warp instructions per id at 1024 bins, which is what 16M ids x 12 / (132 SMs x 4 issue slots)
-predicts. The one-hot product needs 64 compares per id (2 warp instructions) and moves the summing
-to the tensor cores, where a [32, 512] x [512, 32] int8 product is a handful of mma instructions.
-Every other shape (256 bins and fewer) already beat torch.compile 5-20x with tl.histogram and keeps
-that path.
+Why it was expected to beat torch.compile at buckets-16m-1024: torch.compile keeps aten bincount
+(226 us, shared-memory atomics serialised on the skewed hot bins), and our privatized_grid_stride
+took 262 us: Triton lowers tl.histogram to a per-warp ballot-and-popcount loop that costs about
+log2(bins) ballots plus bins/32 x log2(bins) mask operations per 32 ids, about 12 warp instructions
+per id at 1024 bins, which is what 16M ids x 12 / (132 SMs x 4 issue slots) predicts. The one-hot
+product needs 64 compares per id (2 warp instructions) and moves the summing to the tensor cores,
+where a [32, 512] x [512, 32] int8 product is a handful of mma instructions. Every other shape (256
+bins and fewer) already beat torch.compile 5-20x with tl.histogram and keeps that path.
+Measured by the harness on one H200 (2026-12-04, `tools/suite_bench.py --kernels`): the prediction
+failed: buckets-16m-1024 took 640 us (events), 0.35x torch.compile (226) and behind
+privatized_grid_stride (262), level with block_histogram (638); not yet profiled. At the three MoE
+shapes (the tl.histogram path) it is the fastest of the five kernels: 7.03, 5.78 and 3.53 us by
+graph replay. torch.compile cannot be captured in a CUDA graph there (a host copy), so the ratios,
+8.49x, 18.6x and 20.9x, set this kernel's events times (9.57, 8.38, 5.06 us) against torch.compile's
+(81.3, 156, 106 us), which are host-bound and varied up to 2x between runs.
 """
 
 import torch

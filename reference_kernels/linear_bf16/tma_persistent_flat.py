@@ -37,13 +37,26 @@ and 1912 us) against cuBLAS's 91-93 % (nvjet 320x128 cooperative tiles, 132 pers
 384 threads, 621 and 1395 us); TMA removes the address arithmetic and masks from the issue slots,
 the 128x256 tile reads a quarter fewer operand bytes per MMA than 128x128, and the flattened
 persistent loop hides each tile's epilogue, which took the batched TMA GEMM of this session from
-152-158 to 94 us at 32x2048x2048x128. Not yet measured on a GPU; compiled ahead of time for sm_90
-with Triton 3.7.1 (no GPU): at 128x256x64, 3 stages, subtiled, one fused pipelined loop, wgmma, 164
-registers, no spills, 180 KB of shared memory. TMA needs 16-byte aligned bases and row strides (k
-and n multiples of 8 in bf16); other inputs take the pointer-load tiled kernel in this file, and so
-does m <= 64 on a GPU (decode, e.g. the held-out 7x5000x3000: split_k and decode_split_k_stream are
-the kernels for it). In the interpreter the tiny-m rule is off, so the float32 cpu_shapes exercise
-both paths (rows of 40, 48 or 64 floats are 16-byte aligned, 33 or 70 are not).
+152-158 to 94 us at 32x2048x2048x128. Compiled ahead of time for sm_90 with Triton 3.7.1: at
+128x256x64, 3 stages, subtiled, one fused pipelined loop, wgmma, 164 registers, no spills, 180 KB of
+shared memory. TMA needs 16-byte aligned bases and row strides (k and n multiples of 8 in bf16);
+other inputs take the pointer-load tiled kernel in this file, and so does m <= 64 on a GPU (decode,
+e.g. the held-out 7x5000x3000: split_k and decode_split_k_stream are the kernels for it). In the
+interpreter the tiny-m rule is off, so the float32 cpu_shapes exercise both paths (rows of 40, 48 or
+64 floats are 16-byte aligned, 33 or 70 are not).
+Measured by the harness on one H200 (2026-12-04, `tools/suite_bench.py --kernels`, bf16, events
+timing): at the four prefill shapes it is the fastest of the four kernels but at most level with
+torch.compile: o_proj-prefill-4k 203 us (0.89x), gate_up-prefill-4k 1400 (0.93x),
+70b-tp8-down-prefill-8k 666 (0.93x), 70b-o_proj-prefill-8k 1549 (1.00x; tiled_grouped 268, 1896, 930
+and 2324 us). The m <= 64 decode shapes take the pointer-load kernel and lose: 34.7, 37.2 and 44.1
+us (0.42-0.74x); down-decode-256 (m = 256, TMA path) took 73.3 us (0.66x).
+Nsight Compute on the H200 (2026-12-04, `tools/loser_profile.py`, docs/results/h200-2026-12-04-losers-2):
+on the device this kernel is level with cuBLAS. At 70b-tp8-down-prefill-8k it ran 621 us against
+cuBLAS's 626 us (nvjet 320x128 cooperative), at o_proj-prefill-4k 182 us against 179 us; SM 88-90 %
+busy (cuBLAS 90 %), 164 registers, occupancy 12.5 % (register-limited), top stalls barrier 26-27 %
+and long_scoreboard 23-25 %. The harness's events times (666 and 203 us) are 45 and 21 us longer than
+the kernel: the loss is outside the device time, not in the GEMM (where it goes was not measured; the
+host side of each call outlasting the timer's 100 us hold is the likely reading).
 """
 
 import torch

@@ -28,9 +28,12 @@ BLOCK_K and stages are the widest that keep >= 4 stages with all programs of a <
 resident (no second wave); k is split (second tiny reduce kernel) only when the grid would cover
 fewer than half the SMs. Motivation: tma_persistent (128 x 128 tiles, 64 tiles for m = 64, half
 the SMs idle) ran skinny-64x8192x8192 in 60.2 µs against torch.compile/cuBLAS 37.3 µs (0.62x).
-Measured on the H200 with our own events harness (L2 flushed), config sweep, not the suite's
-timing: 64 x 64 x 128 tiles, 6 stages, no split ran 36.1 µs against torch.matmul 36.5 µs (parity;
-split-K 2/4 was 39-48 µs). The default's end-to-end figure is not yet measured on a GPU.
+An earlier config sweep (events, L2 flushed, not the suite) put 64 x 64 x 128 tiles, 6 stages, no
+split at 36.1 µs against torch.matmul's 36.5 (split-K 2/4: 39-48 µs). Measured by the harness on one
+H200 (2026-12-04, `tools/suite_bench.py --kernels`, bf16, events timing): skinny-64x8192x8192 35.7
+µs, 1.05x torch.compile (37.3), the fastest of the operator's six kernels. Its prefill tiles are not
+competitive: 0.84-0.86x torch.compile at square-8192, square-4096, mlp-up and mlp-down (1691, 214,
+748 and 701 µs), third or fourth of the six there.
 """
 
 import functools

@@ -34,13 +34,18 @@ clipped to what fits in 220 KB of shared memory (3 at 128x256). Motivation: the 
 (2026-12-04; the losers folder holds no Nsight profile of this operator) has tma_persistent at
 1624.9/207.3/714.9/680.2 us against torch.compile's cuBLAS call at 1419.1/178.9/644.8/601.9 us on
 square-8192, square-4096, mlp-up and mlp-down (0.86-0.90x), and in this session the same flattening
-took the batched TMA GEMM from 152-158 us to 94 us at 32x2048x2048x128. Not yet measured on a GPU;
-compiled ahead of time for sm_90 with Triton 3.7.1 (no GPU): at 128x256x64, 3 stages, subtiled, one
-fused pipelined loop, wgmma, 165 registers, no spills, 180 KB of shared memory. TMA needs 16-byte
-aligned bases and row strides (k and n multiples of 8 in bf16); other inputs take the pointer-load
-tiled kernel in this file, and so do m <= 64 on a GPU (decode: the split-K kernels of this folder
-are the ones for that). In the interpreter the tiny-m rule is off, so the float32 cpu_shapes
-exercise both paths (rows of 16, 32 or 40 floats are 16-byte aligned, 33 or 70 are not).
+took the batched TMA GEMM from 152-158 us to 94 us at 32x2048x2048x128. Compiled ahead of time for
+sm_90 with Triton 3.7.1: at 128x256x64, 3 stages, subtiled, one fused pipelined loop, wgmma, 165
+registers, no spills, 180 KB of shared memory. TMA needs 16-byte aligned bases and row strides (k
+and n multiples of 8 in bf16); other inputs take the pointer-load tiled kernel in this file, and so
+do m <= 64 on a GPU (decode: the split-K kernels of this folder are the ones for that). In the
+interpreter the tiny-m rule is off, so the float32 cpu_shapes exercise both paths (rows of 16, 32 or
+40 floats are 16-byte aligned, 33 or 70 are not).
+Measured by the harness on one H200 (2026-12-04, `tools/suite_bench.py --kernels`, bf16, events
+timing): the fastest of the six kernels at the four prefill shapes but still below torch.compile's
+cuBLAS call: square-8192 1524 us (0.93x), square-4096 197 (0.91x), mlp-up 655 (0.98x), mlp-down 649
+(0.93x); flattening gained 5-9 % over tma_persistent (1625/207/715/680 us). skinny-64x8192x8192 (m =
+64, pointer-load path) took 68.6 us, 0.54x; decode_split_k_stream (35.7 us) is the kernel for it.
 """
 
 import torch

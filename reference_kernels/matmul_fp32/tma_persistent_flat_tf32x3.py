@@ -49,9 +49,14 @@ cuBLAS's exact fp32 SIMT sgemm at square-4096 (3220 vs 2687 us), square-2048 (43
 tall-8192x1024x1024 (473 vs 350) and long-k (78.9 vs 57.8 us), and five pointer-load kernels got
 5-51 % slower with tf32x3 than with ieee: load/issue bound, not math bound, which TMA copies (no
 per-thread address arithmetic, no masks) and wgmma address. The same flattened persistent loop took
-the batched bf16 TMA GEMM from 152-158 us to 94 us. Not yet measured on a GPU. Inputs TMA cannot
-take (k or n not a multiple of 4, unaligned bases) use the masked pointer-load kernel in this file;
-in the interpreter the cpu_shapes exercise both paths, and split-K (the interpreter counts 4 SMs).
+the batched bf16 TMA GEMM from 152-158 us to 94 us. Inputs TMA cannot take (k or n not a multiple of
+4, unaligned bases) use the masked pointer-load kernel in this file; in the interpreter the
+cpu_shapes exercise both paths, and split-K (the interpreter counts 4 SMs).
+Measured by the harness on one H200 (2026-12-04, `tools/suite_bench.py --kernels`, fp32, events
+timing): the premise did not hold: below torch.compile at every shape, 0.67-0.71x (square-4096 3916
+us, square-2048 495, tall 500, skinny 123, long-k 82.3), and slower than split_k at each (3220, 436,
+473, 43.4 and 78.8 us), second to fifth of the seven kernels. Not yet profiled; the b hi/lo round
+trip through shared memory and the serialized wgmma groups noted above are the first suspects.
 """
 
 import torch

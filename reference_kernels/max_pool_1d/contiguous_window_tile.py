@@ -23,9 +23,12 @@ issued kernel_size strided scalar loads per output instead: 2.87 us vs torch.com
 small-4x128x512-k2s2 and 34.9 us vs 34.0 us at audio-32x256x4096-k3s2 (H200 suite run of
 2026-12-04). kernel_size, stride and the lengths are compile-time constants, a max is exact in any
 precision, and the grid is one axis (output blocks fastest). With AUTO = 1 (the default) forward
-picks BLOCK and warps per shape from an H200 sweep; AUTO = 0 uses the module constants. Not yet measured on a GPU in the suite; a helper's quick H200 sweep (GpuTimer, median, torch.compile
-timed in the same process) gave, with the per-shape picks: audio-k3s2 29.2 us vs 32.5, seq-k4s4 24.2 vs 24.2, long-k5s1 39.1 vs 66.8, but
-small-4x128x512-k2s2 still 2.35 vs 2.10 (graph) whatever the block.
+picks BLOCK and warps per shape from an H200 sweep; AUTO = 0 uses the module constants. Measured by
+the harness on one H200 (2026-12-04, `tools/suite_bench.py --kernels`, bf16): audio-k3s2 29.4 us
+(events, 1.16x torch.compile), seq-k4s4 24.2 (1.93x), long-k5s1 39.2 (2.03x), each the fastest of
+the three kernels; small-4x128x512-k2s2 3.30 us (graph) is still 0.73x torch.compile (2.41) and
+behind window_loop (2.87). The seq ratio rests on the suite's torch.compile figure of 46.7 us; an
+earlier in-process sweep timed torch.compile at 24.2 us there (parity).
 """
 
 import torch

@@ -24,8 +24,12 @@ blocks fastest). At resnet-stem-32x112x112x64-k3s2 direct_taps ran 39.6 us again
 36.8 us (H200 suite run of 2026-12-04) while winning 1.9x and 9x at the other two shapes; its
 runtime divisions and masks made it issue-bound there, so the picked tile is [32 pixels, 32
 channels] with 8 warps (more, smaller programs). With AUTO = 1 (the default) forward picks the block per shape from an
-H200 sweep; AUTO = 0 uses the module constants. Not yet measured on a GPU in the suite; a helper's quick H200 sweep (GpuTimer, median, torch.compile
-timed in the same process) gave, with the per-shape picks: resnet-stem 35.1 us vs 35.5, yolo-sppf 19.1 vs 247.5, downsample 31.4 vs 31.1.
+H200 sweep; AUTO = 0 uses the module constants. Measured by the harness on one H200 (2026-12-04,
+`tools/suite_bench.py --kernels`, fp32): the fastest of the three kernels and ahead of torch.compile
+at all three shapes: resnet-stem 35.1 us (events, 1.05x), yolo-sppf 17.6 (graph, 13.9x;
+torch.compile 245), downsample 31.3 (events, 2.02x). The downsample ratio rests on the suite's
+torch.compile figure of 63.2 us; an earlier in-process sweep timed torch.compile at 31.1 us there
+(parity).
 """
 
 import torch

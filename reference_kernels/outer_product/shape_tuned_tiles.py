@@ -24,9 +24,12 @@ small-256x4096 (a 2 MB output) got only 128 programs: 3.42 us against 2.98 us. T
 give every SM work and keep a few stores in flight per thread, which is what a launch- and
 latency-bound write needs. n is a compile-time constant, so full tiles drop their masks. With the
 default AUTO = 1 forward picks the tile per shape from an H200 sweep; AUTO = 0 uses the module
-constants. Not yet measured on a GPU in the suite; a helper's quick H200 sweep (GpuTimer, median, torch.compile
-timed in the same process) gave, with the per-shape picks: square 119.0 us vs 162.8, rope-table 5.7 vs 6.7, rank1 29.4 vs 38.9, small-256x4096
-2.42 vs 2.92.
+constants. Measured by the harness on one H200 (2026-12-04, `tools/suite_bench.py --kernels`, bf16):
+square-16384 119 us (events, 1.37x torch.compile) and rank1-4096x14336 29.6 (events, 1.61x), the
+fastest of the three kernels; rope-table 6.94 us (graph, 1.14x), level with tile_2d (6.92). At
+small-256x4096 the smaller tiles did not pay off in the harness: 3.44 us by graph replay, 0.87x
+torch.compile (2.98) and level with tile_2d (3.42), where an earlier sweep had timed the pick at
+2.42 us.
 """
 
 import torch

@@ -28,9 +28,13 @@ The flat form wastes no lanes on any row width (58, 66, 1008 or 16384 columns). 
 to a row-tile path ([BLOCK // ROW_W output rows, ROW_W columns] a program, rows flattened over
 images), whose loads stay contiguous and vectorized for wide rows (FFT doubling, 1000 -> 1008).
 With AUTO = 1 (the default) forward picks path, BLOCK and warps per shape from an H200 sweep; AUTO =
-0 uses the module constants. Not yet measured on a GPU in the suite; a helper's quick H200 sweep (GpuTimer, median, torch.compile
-timed in the same process) gave, with the per-shape picks: resnet-2048x56x56-pad1 13.4-13.6 us vs 13.4 (graph), sd-unet-640x64x64-pad1 6.4 vs 7.2,
-fft-conv 97 vs 100, vit-1000-to-1008 46.9 vs 46.9 (events).
+0 uses the module constants.
+Measured by the harness on one H200 (2026-12-04, `tools/suite_bench.py --kernels`, fp32): the
+fastest of the three kernels at all four shapes. resnet-pad1 14.3 us and sd-unet-pad1 7.59 us by
+graph replay are both 0.95x torch.compile (13.7 and 7.24), still slightly behind; fft-conv 97.7 us
+(events, 1.72x), vit-1000-to-1008 47.3 (events, 5.90x). Those two ratios rest on the suite's
+torch.compile figures of 168 and 279 us; an earlier in-process sweep timed torch.compile at 100 and
+46.9 us there.
 """
 
 import torch

@@ -22,9 +22,13 @@ row of vit-tokens-65536x197 its own 256-lane program (23 % of the lanes masked, 
 programs): 44.4 us against torch.compile's 34.5 us in the H200 suite run of 2026-12-04; a flat
 grid has no per-row tail and 4-16x fewer programs. Wide rows (bidir-6144x4096: 51.1 us vs 48.1 us)
 take larger pieces with more warps, picked per shape. With AUTO = 1 (the default) forward picks
-BLOCK and warps per shape from an H200 sweep; AUTO = 0 uses the module constants. Not yet measured on a GPU in the suite; a helper's quick H200 sweep (GpuTimer, median, torch.compile
-timed in the same process) gave, with the per-shape picks: parity only: bidir-6144x4096 48.6 us vs 47.9, bidir-16384x1024 33.3 vs 32.5,
-long-rows 16.2 vs 16.2, vit-tokens 26.4 vs 26.4.
+BLOCK and warps per shape from an H200 sweep; AUTO = 0 uses the module constants. Measured by the
+harness on one H200 (2026-12-04, `tools/suite_bench.py --kernels`, fp32): bidir-6144x4096 48.5 us
+(events, 0.99x torch.compile: level), bidir-16384x1024 33.4 (1.26x), vit-tokens 26.6 (1.30x;
+mirrored_index 44.4), each the fastest of the three kernels; long-rows 17.3 us (graph, 1.25x), level
+with gather_permute_tile (17.2). An earlier in-process sweep found only parity with torch.compile at
+all four shapes (vit-tokens 26.4 vs 26.4 us), so the ratios above 1.2x lean on the suite's
+torch.compile figures.
 """
 
 import torch

@@ -27,11 +27,13 @@ deterministic and there is no second kernel. The counters live in a small int32 
 zeroes once per device, and the last program leaves them at zero.
 Not profiled with Nsight. On the H200 split_row (two kernels) lost at 32 x 128256 (7.95 us against
 torch.compile's 7.43, CUDA-graph timing) and 1 x 128256 (4.95 against 4.68), and blocked_loop lost
-62.14 to 61.54 us at 16384 x 4096. This file measured on the H200 (harness timer): 7.19 us at
-32 x 128256 and 3.42-3.54 at 1 x 128256 (torch.compile 3.92 by graph replay in the same
-process). 16384 x 4096 took 61.95-62.7 us, level with the table's 61.54 for torch.compile, not
-clearly ahead. 4096 x 8192 took 34.0 (table 36.91), 65536 x 128 10.4 (graph; table 22.16),
-1000 x 5120 7.19 and 7 x 30001 3.44 (torch.compile 8.19 and 9.44 by graph replay).
+62.14 to 61.54 us at 16384 x 4096. Measured by the harness on one H200 (2026-12-04,
+`tools/suite_bench.py --kernels`, fp32): the fastest of the four kernels at every shape, though by
+0.1 % or less at 16384 x 4096 (blocked_loop) and 32 x 128256 (split_row): 16384 x 4096 62.1 us
+(events, 0.99x torch.compile: level), 4096 x 8192 33.5 (events, 1.10x), 32 x 128256 7.94 (graph,
+0.94x; torch.compile 7.43), 1 x 128256 4.19 (graph, 1.12x), 65536 x 128 11.2 (graph, 1.98x). So it
+still trails torch.compile at 32 x 128256. An earlier sweep timed the held-out 1000 x 5120 at 7.19
+us and 7 x 30001 at 3.44 (torch.compile 8.19 and 9.44 by graph replay).
 The arrival counters live on the module instance, one buffer per device, and every launch leaves
 them at zero; two launches of the same instance running at once on different streams would share
 them, so one instance serves one stream at a time.

@@ -30,16 +30,26 @@ probes per segment; keys are unique, so the sum is a permutation and the scatter
 collide). The sort runs in SORT_WARPS warps (default one), so tl.sort's cross-lane compare-exchange
 stages are warp shuffles and never go through shared memory.
 
-Why it should beat torch.compile at decode-64x2048 and candidates-4096x1024 (not yet measured on
-a GPU): Nsight Compute on the H200 showed packed_key_bitonic sorting whole rows with 128 threads per
-program: at decode-64x2048, 32 programs of 128 threads took 100 us at 6 % occupancy (128 registers)
-against torch.compile's radixSortKVInPlace at 29.5 us (3 launches); at candidates-4096x1024, 2048
-programs took 240 us, limited by shared memory (memory pipe 87 %, a 16-way bank conflict on the
-average shared load and store, 89 % excess wavefronts), against 120 us. tl.sort crosses warps through
-shared memory with 64-bit keys; one warp per segment removes that traffic, and splitting the
-2048-wide decode rows into eight segments gives 512 sorting programs instead of 32, with 36 instead
-of 66 compare-exchange stages each, the merge adding 72 mostly-L1 probes per element spread over
-512 programs.
+Why it was expected to beat torch.compile at decode-64x2048 and candidates-4096x1024: Nsight Compute
+on the H200 showed packed_key_bitonic sorting whole rows with 128 threads per program: at
+decode-64x2048, 32 programs of 128 threads took 100 us at 6 % occupancy (128 registers) against
+torch.compile's radixSortKVInPlace at 29.5 us (3 launches); at candidates-4096x1024, 2048 programs
+took 240 us, limited by shared memory (memory pipe 87 %, a 16-way bank conflict on the average
+shared load and store, 89 % excess wavefronts), against 120 us. tl.sort crosses warps through shared
+memory with 64-bit keys; one warp per segment removes that traffic, and splitting the 2048-wide
+decode rows into eight segments gives 512 sorting programs instead of 32, with 36 instead of 66
+compare-exchange stages each, the merge adding 72 mostly-L1 probes per element spread over 512
+programs.
+Measured by the harness on one H200 (2026-12-04, `tools/suite_bench.py --kernels`, fp32, events
+timing): the fastest of the three kernels at every shape, but short of that goal:
+candidates-4096x1024 181 us (0.78x torch.compile's 141; packed_key_bitonic 243) and decode-64x2048
+60.8 us (0.49x torch.compile's 29.7; packed_key_bitonic 104). The short-row shapes stay far ahead:
+router-scores-16k-256 57.9 us (5.89x), experts-64k-64 37.8 us (11.3x).
+Nsight Compute at decode-64x2048 (2026-12-04): 16.7 us of device time in its two launches
+(_sort_segments, then _merge_rank over 64x8 programs) against torch.compile's 29.8 us (radix sort,
+three launches). On the device this kernel is the faster one; the harness's events time (60.8 us
+against 29.7) counts about 44 us that are not kernel time, which is why the table shows a loss (where
+they go was not measured; host-side launch work outlasting the timer's hold is the likely reading).
 """
 
 import torch

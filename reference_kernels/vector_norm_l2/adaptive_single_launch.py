@@ -26,11 +26,12 @@ counter: deterministic, one kernel, and a small int32 counter buffer the module 
 device. It is unscaled like one_pass_sum_squares: fp32 squares overflow only beyond about 1.8e19.
 Not profiled with Nsight. On the H200 one_pass_sum_squares (one program per row) lost 25.39 us to
 torch.compile's 22.85 at 32 x 128256, where only 32 programs run. It also lost 55.52 to 54.64 at
-14336 x 4096 and 62.69 to 61.71 at 16384 x 4096. Measured on the H200 with the harness timer,
-torch.compile in the same process: 32 x 128256 took 7.19 us against 8.79 (graph replay).
-16384 x 4096 took 61.8-62.7 against 61.9-62.3, and 14336 x 4096 54.5-55.5 against 54.7-54.9:
-level, not clearly ahead. 131072 x 128 took 18.4 us (graph; torch.compile 5900 and eager 37.25
-in the table), 1000 x 5120 7.19 and 3 x 30001 3.44.
+14336 x 4096 and 62.69 to 61.71 at 16384 x 4096. Measured by the harness on one H200 (2026-12-04,
+`tools/suite_bench.py --kernels`, fp32): the fastest of the four kernels at every shape. 16384 x
+4096 62.0 us and 14336 x 4096 54.8 (events, both 0.99x torch.compile: level); 32 x 128256 13.7 us
+timed with events (CV 0.83), 0.86x torch.compile's 11.8, where an earlier in-process sweep by graph
+replay had 7.19 against 8.79; 131072 x 128 19.2 us (graph), 343x torch.compile's 6594 us (1.88x
+eager's 36.2). That sweep timed the held-out 1000 x 5120 at 7.19 us and 3 x 30001 at 3.44.
 The arrival counters live on the module instance, one buffer per device, and every launch leaves
 them at zero; two launches of the same instance running at once on different streams would share
 them, so one instance serves one stream at a time.
