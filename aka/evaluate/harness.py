@@ -15,7 +15,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor, as_completed, wait
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterator, Protocol, runtime_checkable
@@ -68,6 +68,10 @@ class HarnessEvaluator:
         session's pool (which keeps the comparisons and the baselines)."""
         self.side_judges: list[Judge] = []
         self.lock_dir: str | None = None
+        self.threads: ThreadPoolExecutor | None = None
+        """The session's evaluation threads. They live as long as the session: a worker server
+        dies with the thread that started it (PR_SET_PDEATHSIG follows the thread, not the
+        process), so pools are started, and restarted, only from these."""
         self.options = options or EvalOptions()
         self.rounds = rounds
         self.interpreter = judge.interpreter
@@ -103,6 +107,9 @@ class HarnessEvaluator:
         for judge in self.side_judges:
             judge.pool.close()
         self.side_judges = []
+        if self.threads is not None:
+            self.threads.shutdown(wait=True)
+            self.threads = None
         if self.lock_dir is not None:
             shutil.rmtree(self.lock_dir, ignore_errors=True)
             self.lock_dir = None
@@ -132,24 +139,27 @@ class HarnessEvaluator:
             finally:
                 free.put(judge)
 
-        with ThreadPoolExecutor(len(judges), thread_name_prefix="aka-eval") as pool:
-            futures = {pool.submit(run, cand, path): i for i, (cand, path) in enumerate(items)}
-            try:
-                for fut in as_completed(futures):
-                    yield futures[fut], self._finish(spec, fut.result())
-            finally:
-                for fut in futures:
-                    fut.cancel()
+        futures = {self.threads.submit(run, cand, path): i for i, (cand, path) in enumerate(items)}
+        try:
+            for fut in as_completed(futures):
+                yield futures[fut], self._finish(spec, fut.result())
+        finally:
+            for fut in futures:
+                fut.cancel()
+            wait(futures)
 
     def _side_judges(self, n: int) -> list[Judge]:
         """N judges, each on a worker pool of its own, started together; they share the session
         pool's cache of shipped kernels (what the warmer and earlier candidates compiled)."""
         env = {kernel_cache.SHARED_ENV: str(self.judge.pool.root() / kernel_cache.SHIPPED)}
+        if self.threads is None:
+            self.threads = ThreadPoolExecutor(self.parallel, thread_name_prefix="aka-eval")
         while len(self.side_judges) < n:
             self.side_judges.append(Judge(WorkerPool(self.judge.pool.device, env=env)))
         judges = self.side_judges[:n]
-        with ThreadPoolExecutor(n) as pool:
-            list(pool.map(lambda j: j.pool.root(), judges))    # start the servers (torch imports) at once
+        started = [self.threads.submit(lambda j=j: j.pool.root()) for j in judges]   # torch imports at once
+        for fut in started:
+            fut.result()
         return judges
 
     def _lock_path(self) -> str:

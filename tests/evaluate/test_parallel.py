@@ -74,10 +74,19 @@ def test_evaluate_many_runs_side_pools_sharing_a_lock_and_returns_every_verdict(
             assert len(harness.side_judges) == 2 and all(j.pool is not pool for j in harness.side_judges)
             lock_dir = harness.lock_dir
             assert lock_dir and os.path.exists(os.path.join(lock_dir, "gpu.lock"))
+            # The side servers outlive the batch (a server dies with the thread that started it),
+            # and the next batch runs on the same ones.
+            servers = [j.pool.proc for j in harness.side_judges]
+            time.sleep(0.5)
+            assert all(p is not None and p.poll() is None for p in servers)
+            again = dict(harness.evaluate_many(fixture_op, items[:2]))
+            assert [j.pool.proc for j in harness.side_judges] == servers
         finally:
             harness.close()
+    assert again[0].status == EvalStatus.ACCEPTED
     assert sorted(got) == [0, 1, 2]
-    assert got[0].status == EvalStatus.ACCEPTED and got[2].status == EvalStatus.ACCEPTED
+    for i in (0, 2):
+        assert got[i].status == EvalStatus.ACCEPTED, (i, [str(r) for r in got[i].rejections], got[i].notes)
     assert got[1].status != EvalStatus.ACCEPTED and got[1].rejections
     assert all("judge-gpu-wait" in got[i].phases_s for i in (0, 2))   # they ran under the lock
     assert harness.side_judges == [] and not os.path.exists(lock_dir)
