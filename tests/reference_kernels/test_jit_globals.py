@@ -62,23 +62,23 @@ def constexpr_reassigned(source: str) -> list[str]:
     return found
 
 
-def test_the_loop_check_finds_a_constexpr_assigned_in_a_loop():
-    src = ("import triton\nimport triton.language as tl\n@triton.jit\ndef k(p, N: tl.constexpr):\n"
-           "    for s in tl.static_range(3):\n        h: tl.constexpr = N >> s\n        tl.store(p, h)\n")
-    assert constexpr_reassigned(src) == ["k: h (line 6)"]
+CHECKS = {"constexpr assigned in a loop (drop the annotation: a static_range index folds anyway)": constexpr_reassigned,
+          "plain module constant read in a jit function (make it tl.constexpr(...))": non_constexpr_reads}
+
+
+@pytest.mark.parametrize("src,check,expected", [
+    ("import triton\nimport triton.language as tl\n@triton.jit\ndef k(p, N: tl.constexpr):\n"
+     "    for s in tl.static_range(3):\n        h: tl.constexpr = N >> s\n        tl.store(p, h)\n",
+     constexpr_reassigned, ["k: h (line 6)"]),
+    ("import triton\nimport triton.language as tl\nPAD = 7\nOK = tl.constexpr(7)\n"
+     "@triton.jit\ndef k(p):\n    tl.store(p, PAD + OK)\n", non_constexpr_reads, ["k: PAD (line 7)"]),
+], ids=["constexpr-in-loop", "plain-global"])
+def test_each_check_finds_what_it_is_for(src, check, expected):
+    assert check(src) == expected
 
 
 @pytest.mark.parametrize("path", KERNELS, ids=lambda p: str(p.relative_to(ROOT)))
-def test_no_constexpr_is_assigned_inside_a_loop(path: Path):
-    assert constexpr_reassigned(path.read_text()) == [], "drop the annotation: a static_range index folds anyway"
-
-
-def test_the_check_finds_a_plain_global_and_passes_a_constexpr():
-    src = ("import triton\nimport triton.language as tl\nPAD = 7\nOK = tl.constexpr(7)\n"
-           "@triton.jit\ndef k(p):\n    tl.store(p, PAD + OK)\n")
-    assert non_constexpr_reads(src) == ["k: PAD (line 7)"]
-
-
-@pytest.mark.parametrize("path", KERNELS, ids=lambda p: str(p.relative_to(ROOT)))
-def test_jit_functions_read_only_constexpr_globals(path: Path):
-    assert non_constexpr_reads(path.read_text()) == [], "make these module constants tl.constexpr(...)"
+def test_compiled_triton_would_accept_the_kernels_jit_functions(path: Path):
+    source = path.read_text()
+    found = {rule: check(source) for rule, check in CHECKS.items()}
+    assert not any(found.values()), {rule: f for rule, f in found.items() if f}
