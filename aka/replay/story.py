@@ -14,8 +14,8 @@ from aka.replay import archive
 from aka.replay import calls as llm_calls
 from aka.replay.load import SessionView
 
-KINDS = ("config", "setup", "profile", "retrieve", "select", "propose", "evaluate", "accept", "reflect", "archive",
-         "decide", "dropout", "migrate", "prompt", "stop", "resume", "error")
+KINDS = ("config", "setup", "profile", "retrieve", "select", "propose", "batch", "evaluate", "accept", "reflect",
+         "archive", "decide", "dropout", "migrate", "prompt", "stop", "resume", "error")
 STEP_FORMAT = "aka.replay/1"
 
 
@@ -168,6 +168,13 @@ def _dropout(d, _v):
             + (f", moving away from {', '.join(d['avoid_families'])}" if d.get("avoid_families") else ""))
 
 
+def _batch(d, _v):
+    versions, ran = d.get("versions") or [], d.get("evaluated") or []
+    kept = [v for v in versions if v not in ran]
+    return (f"batch of {len(versions)} evaluated side by side: {', '.join(ran) or 'none'}"
+            + (f" ({', '.join(kept)} already on disk)" if kept else ""))
+
+
 def _stop(d, _v):
     return f"stopped: {d.get('reason', '?')}; incumbent {d.get('incumbent') or 'none'}"
 
@@ -211,7 +218,7 @@ def _prompt(d, _v):
 _TITLES = {"config": _config, "setup": _setup, "profile": _profile, "retrieve": _retrieve, "propose": _propose,
            "evaluate": _evaluate, "accept": _accept, "reflect": _reflect, "decide": _decide,
            "dropout": _dropout, "stop": _stop, "resume": _resume, "error": _error, "select": _select,
-           "archive": _archive, "migrate": _migrate, "prompt": _prompt}
+           "archive": _archive, "migrate": _migrate, "prompt": _prompt, "batch": _batch}
 
 
 def incumbent_before(all_steps: list[Step], version: str) -> str | None:

@@ -203,6 +203,12 @@ def test_a_batch_is_evaluated_together_and_only_its_fastest_is_compared(tmp_path
         [False, True, True, False, True, True]
     assert [b["versions"] for b in _events(out, "batch")] == [["v001", "v002", "v003"], ["v004", "v005", "v006"]]
     assert out.stop_reason == "budget: 6 candidates evaluated"
+    from aka.replay.load import load
+    from aka.replay.story import steps
+
+    titles = [s.title for s in steps(load(out.session)) if s.kind == "batch"]   # the replay tells the batches
+    assert titles == ["batch of 3 evaluated side by side: v001, v002, v003",
+                      "batch of 3 evaluated side by side: v004, v005, v006"]
 
 
 def test_a_batch_never_outruns_the_candidate_budget_and_a_stall_waits_for_its_end(tmp_path):
