@@ -6,7 +6,7 @@
 # on the first of them, inside the same budget.
 #
 #   bash tools/h200_suite_bench.sh [--budget-s S] [--from DIR] [--ops A,B] [--label L] [--calibrate]
-#                                  [--redo] [--match-baselines] [--kernels OP/K,...] SUITE...
+#                                  [--redo] [--match-baselines] [--kernels OP/K,...] [--method graph|events] SUITE...
 #
 #   --budget-s S   wall budget of this script (default 540): no operator starts after S-120 s, and
 #                  whatever still runs at S is stopped (its operator is lost; finished ones are kept)
@@ -18,6 +18,8 @@
 #   --kernels A/B,C/D  measure only these op/kernel files (new or changed) into the carried results
 #   --match-baselines  measure no kernel: time the baselines the carried rows lack for their own
 #                  timing method (results from before suite_bench matched every kernel)
+#   --method M     time every kernel and its baselines by M (graph or events) at every shape: an A/B
+#                  of the harness's rule (use a fresh --from folder: results timed one way never mix)
 #   --label L      recorded with every operator (default: the device copy's git HEAD, which can lag
 #                  the working tree: pass the commit)
 #
@@ -35,7 +37,7 @@ while [ $# -gt 0 ]; do
     --label) label="$2"; shift 2 ;;
     --calibrate) calibrate=1; shift ;;
     --redo|--match-baselines) extra+=("$1"); shift ;;
-    --kernels) extra+=("$1" "$2"); shift 2 ;;
+    --kernels|--method) extra+=("$1" "$2"); shift 2 ;;
     -*) echo "h200_suite_bench.sh: unknown argument $1 (see the header of $0)" >&2; exit 2 ;;
     *) suites+=("${1%/}"); shift ;;
   esac

@@ -211,11 +211,14 @@ def retime(ev: Any, spec: Any, kernel: Path, table: BaselineTable, rows: list[di
     return None
 
 
-def bench_op(ev: Any, op_dir: Path, kernels: list[Path], timeout_s: float = 900, entry: dict | None = None) -> dict:
+def bench_op(ev: Any, op_dir: Path, kernels: list[Path], timeout_s: float = 900, entry: dict | None = None,
+             method: str | None = None) -> dict:
     """Evaluate every kernel of one operator, each against baselines timed its way at every shape:
     the first kernel's evaluation times them; later kernels time only (shape, method) pairs not
     timed yet. ENTRY: an operator measured before, whose baselines the kernels join (added or
-    changed kernels replace theirs, the others stay)."""
+    changed kernels replace theirs, the others stay). METHOD ('graph' or 'events'): every kernel
+    timed that way at every shape instead of by the harness's rule (its baselines with it; a
+    call that cannot be captured in a graph falls back to events and says so)."""
     from aka.evaluate.evaluator import EvalOptions
     from aka.spec.load import load_op
 
@@ -223,9 +226,10 @@ def bench_op(ev: Any, op_dir: Path, kernels: list[Path], timeout_s: float = 900,
     entry = entry if entry is not None else {"kernels": {}, "baselines": {}}
     table = BaselineTable(entry.get("baselines_by_method"))
     start = time.monotonic()
+    forced = {s.id: method for s in spec.shapes} if method else {}
     for k in kernels:
         first = not table.data
-        opts = EvalOptions(baselines=None if first else (), timeout_s=timeout_s)
+        opts = EvalOptions(baselines=None if first else (), timeout_s=timeout_s, methods=forced)
         res = ev.evaluate(spec, k, opts).to_dict()
         if first:
             timed = [s for s in res["shapes"] if s.get("baselines")]
@@ -313,7 +317,7 @@ def measure(ev: Any, kernels: dict[str, list[Path]], suite: Path, data: dict, wa
         if time.monotonic() - start > args.stop_after_s:
             print(f"stopping before {op}: --stop-after-s {args.stop_after_s:g} reached", flush=True)
             break
-        data["ops"][op] = bench_op(ev, suite / op, files)
+        data["ops"][op] = bench_op(ev, suite / op, files, method=getattr(args, "method", None))
         data["ops"][op]["measured_at"] = _stamp()
         data["ops"][op]["label"] = args.label
         save()
@@ -331,10 +335,11 @@ def add_kernels(ev: Any, kernels: dict[str, list[Path]], suite: Path, data: dict
             print(f"stopping before {op}: --stop-after-s {args.stop_after_s:g} reached", flush=True)
             break
         if op not in data["ops"]:
-            data["ops"][op] = bench_op(ev, suite / op, kernels[op]) | {"measured_at": _stamp(), "label": args.label}
+            entry = bench_op(ev, suite / op, kernels[op], method=getattr(args, "method", None))
+            data["ops"][op] = entry | {"measured_at": _stamp(), "label": args.label}
         else:
             files = [by_name[n][1] for n in sorted(names) if n in by_name and by_name[n][0] == op]
-            entry = bench_op(ev, suite / op, files, entry=data["ops"][op])
+            entry = bench_op(ev, suite / op, files, entry=data["ops"][op], method=getattr(args, "method", None))
             for f in files:
                 entry["kernels"][f.stem] |= {"measured_at": _stamp(), "label": args.label}
         save()
@@ -438,7 +443,9 @@ def markdown(data: dict) -> str:
     ops = data["ops"]
     prod = _has_production(ops)
     extra = " × production (geomean, shapes) |" if prod else ""
-    lines = ["| op | kernels accepted | fastest kernel | × eager (geomean, shapes) | "
+    forced = [f"Every kernel and its baselines timed by {data['method']} at every shape (`--method "
+              f"{data['method']}`), not by the harness's rule.", ""] if data.get("method") else []
+    lines = forced + ["| op | kernels accepted | fastest kernel | × eager (geomean, shapes) | "
              "× torch.compile (geomean, shapes) |" + extra + " SOL range |",
              "|---|---|---|---|---|" + ("---|" if prod else "") + "---|"]
     for s in summary(ops):
@@ -503,6 +510,10 @@ def main() -> int:
     ap.add_argument("--match-baselines", action="store_true",
                     help="measure no kernel: time the baselines the rows of --out lack for their own timing "
                          "method (results from before every kernel got its own) and set each row against them")
+    ap.add_argument("--method", choices=("graph", "events"), default=None,
+                    help="time every kernel (and its baselines) this way at every shape instead of by the "
+                         "harness's rule (graph below 20 µs per call, else events): an A/B of the timing rule; "
+                         "recorded in --out, which must not hold results timed another way")
     args = ap.parse_args()
     if args.render:
         data = load(args.render)
@@ -529,6 +540,10 @@ def main() -> int:
         return 3
     root = Path(__file__).resolve().parents[1]
     data = load(args.out)
+    if data["ops"] and data.get("method") != args.method and not args.match_baselines:
+        ap.error(f"{args.out} holds results timed with method {data.get('method') or 'by the harness rule'}; "
+                 f"--method {args.method or '(the rule)'} would mix them: use another --out")
+    data["method"] = data.get("method") if args.match_baselines else args.method
     wanted = set(filter(None, args.ops.split(",")))
     save = lambda: args.out.write_text(json.dumps(data, indent=1))  # noqa: E731
     with WorkerPool("cuda") as pool:

@@ -345,3 +345,43 @@ def test_the_table_shows_the_time_a_retimed_kernel_got(sb):
                         ROOT / "suites" / "llm-inference" / "silu_and_mul", [Path("k.py")])
     table = sb.markdown({"format": sb.FORMAT, "ops": {"op": entry}})
     assert "| op | k | s1 | 3.00 (events 12.00) | graph | 60.00 | 6.00 | 5.00‡ | 2.00 |" in table
+
+
+class _Recording(_FakeEvaluator):
+    """Records the timing methods each evaluation was asked to use."""
+
+    def __init__(self, results):
+        super().__init__(results)
+        self.methods = []
+
+    def evaluate(self, spec, kernel, options):
+        self.methods.append(dict(options.methods))
+        return super().evaluate(spec, kernel, options)
+
+
+def test_method_graph_times_every_kernel_by_graph_at_every_shape(sb):
+    """The A/B of the timing rule: --method graph asks every evaluation for graph replay at every
+    visible shape (the baselines follow the kernel's method)."""
+    from aka.spec.load import load_op
+
+    op = ROOT / "suites" / "llm-inference" / "silu_and_mul"
+    ids = [s.id for s in load_op(op).shapes]
+    first = _result("accepted", [_timed(sid, 40.0, "graph", {"eager": 60.0, "torch.compile": 30.0}) for sid in ids])
+    second = _result("accepted", [_timed(sid, 20.0, "graph") for sid in ids])
+    ev = _Recording([first, second])
+    sb.bench_op(ev, op, [Path("a.py"), Path("b.py")], method="graph")
+    assert ev.methods == [{sid: "graph" for sid in ids}] * 2
+    ev = _Recording([first])
+    sb.bench_op(ev, op, [Path("a.py")])
+    assert ev.methods == [{}]                      # without it: the harness's own rule
+
+
+def test_results_timed_one_way_are_never_mixed_with_another(sb, tmp_path, monkeypatch, capsys):
+    out = tmp_path / "r.json"
+    out.write_text(json.dumps({"format": sb.FORMAT, "ops": {"x": {"kernels": {}}}, "method": None}))
+    monkeypatch.setattr(sys, "argv", ["suite_bench", str(ROOT / "suites" / "llm-inference"), "--out", str(out),
+                                      "--method", "graph"])
+    monkeypatch.setattr("aka.evaluate.evaluator.detect_device", lambda *_: "cuda")
+    with pytest.raises(SystemExit):
+        sb.main()
+    assert "would mix them" in capsys.readouterr().err
