@@ -94,3 +94,12 @@ def test_a_second_optimize_on_a_running_session_is_refused(tmp_path):
         assert out.returncode == 2 and "in use by another aka process" in out.stderr
     finally:
         folder.unlock()
+
+
+def test_parallel_is_refused_where_candidates_come_one_at_a_time(tmp_path):
+    """--parallel batches the tuner's candidates in the greedy loop; map-elites and the LLM proposer
+    propose one at a time, so asking for both exits 2 before anything is created."""
+    for extra in (("--strategy", "map-elites"), ("--model", "openai/x", "--api-base", "http://127.0.0.1:9")):
+        out = aka("optimize", RMSNORM, "--parallel", "2", *extra, "--sessions-dir", tmp_path / "s", cwd=tmp_path)
+        assert out.returncode == 2 and "--parallel batches the embedded tuner" in out.stderr, out.stderr
+        assert not (tmp_path / "s").exists()
