@@ -93,6 +93,8 @@ class Progress:
                 f"{data.get('tokens', 0)} tokens, ${data.get('cost_usd', 0.0):.4f}, {data.get('latency_s', 0.0):.1f} s")
             self._line(f"   model call {data['llm_call']} ({data.get('purpose')}): {how}"
                        + (f"; {data['failure']}" if data.get("failure") else ""))
+        elif kind == "propose" and data.get("batch"):
+            self._line(f"evaluating a batch of {data['batch']} candidates side by side (--parallel)")
         elif kind == "dropout":
             self._line(f"   dropout #{data['number']}: masked {len(data['masked'])} memory records; "
                        f"moving away from {', '.join(data['avoid_families']) or '-'}")
