@@ -103,3 +103,21 @@ def test_parallel_is_refused_where_candidates_come_one_at_a_time(tmp_path):
         out = aka("optimize", RMSNORM, "--parallel", "2", *extra, "--sessions-dir", tmp_path / "s", cwd=tmp_path)
         assert out.returncode == 2 and "--parallel batches the embedded tuner" in out.stderr, out.stderr
         assert not (tmp_path / "s").exists()
+
+
+def test_a_parallel_tuner_session_evaluates_its_batches_side_by_side(tmp_path):
+    """The real path of --parallel on the interpreter: the tuner's batch, side worker pools under the
+    GPU lock (a file lock here too), one comparison for the batch, a complete session."""
+    out = aka("optimize", RMSNORM, "--iterations", "3", "--parallel", "3", "--kb", "none",
+              "--sessions-dir", tmp_path / "s", "--json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    s = Path(doc["session"])
+    events = [json.loads(line) for line in (s / "events.jsonl").read_text().splitlines()]
+    [batch] = [e["data"] for e in events if e["kind"] == "batch"]
+    assert batch["versions"] == batch["evaluated"] == ["v001", "v002", "v003"]
+    assert [e["data"]["version"] for e in events if e["kind"] == "evaluate"] == ["v001", "v002", "v003"]
+    assert doc["evaluated"] == 3 and (s / "best" / "candidate.py").is_file()
+    phases = [json.loads((s / "candidates" / v / "eval.json").read_text()).get("phases_s", {})
+              for v in batch["versions"]]
+    assert all("judge-gpu-wait" in p for p in phases)          # each ran beside the others, under the lock
