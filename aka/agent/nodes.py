@@ -173,23 +173,20 @@ def propose_batch(proposer: Any, ctx: ProposalContext, size: int) -> list[Propos
 
 
 def _pending(proposal: Proposal) -> dict[str, Any]:
-    pending = {"candidate": proposal.candidate.to_dict(), "change": proposal.change,
-               "hypothesis": proposal.hypothesis, "meta": proposal.meta}
-    if proposal.failure:
-        pending["failure"] = proposal.failure
-    return pending
+    """A batch member awaiting its turn: the proposal as plain JSON (the checkpoint holds it)."""
+    return {"candidate": proposal.candidate.to_dict(), "change": proposal.change,
+            "hypothesis": proposal.hypothesis, "failure": proposal.failure, "meta": proposal.meta}
 
 
 def _dequeue(queue: list[dict], deps: Deps) -> dict[str, Any]:
     """The batch's next member becomes the pending proposal, journaled now (its turn)."""
-    pending = dict(queue[0])
-    cand = Candidate.from_dict(pending["candidate"])
-    deps.hooks.emit("propose", {"proposer": deps.proposer.name, "candidate": cand.short, "name": cand.name,
-                                "origin": cand.origin, "params": cand.params, "change": pending["change"],
-                                "hypothesis": pending["hypothesis"], "queued": True,
-                                **({"failure": pending["failure"]} if pending.get("failure") else {}),
-                                **pending.pop("meta", {})})
-    return {"pending": pending, "queue": queue[1:], "events": ["propose"]}
+    q = queue[0]
+    proposal = Proposal(Candidate.from_dict(q["candidate"]), q["change"], q["hypothesis"], q.get("failure", ""),
+                        q.get("meta", {}))
+    update = record_proposal(proposal, deps, queued=True)
+    if "batch" in q:                             # the batch's versions, given when it was evaluated
+        update["pending"]["batch"] = q["batch"]
+    return {**update, "queue": queue[1:]}
 
 
 def warm_ahead(deps: Deps, ctx: ProposalContext) -> None:
