@@ -7,17 +7,16 @@ repeated, so `--resume` after `kill -9` loses nothing and evaluates nothing twic
 
 from __future__ import annotations
 
-import math
-from dataclasses import replace
 from typing import Any
 
+from aka.agent import batch, screen
 from aka.agent import memory as mem
 from aka.agent.deps import Deps
 from aka.agent.state import AgentState
 from aka.evaluate.harness import weighted_sol
 from aka.spec.candidate import Candidate
 from aka.spec.memory import MemoryRecord, Proposal, ProposalContext, Snippet, Trial
-from aka.spec.result import Decision, EvalResult, EvalStatus, Rejection, held_out_scrubber
+from aka.spec.result import Decision, EvalResult, held_out_scrubber
 
 
 def setup(state: AgentState, deps: Deps) -> dict[str, Any]:
@@ -137,45 +136,16 @@ def propose(state: AgentState, deps: Deps) -> dict[str, Any]:
         return _dequeue(queue, deps)
     ctx = context(state, deps)
     warm_ahead(deps, ctx)
-    size = batch_size(state, deps)
+    size = batch.batch_size(state, deps)
     if size <= 1:
         return record_proposal(deps.proposer.propose(ctx), deps)
-    proposals = propose_batch(deps.proposer, ctx, size)
+    proposals = batch.propose_batch(deps.proposer, ctx, size)
     if len(proposals) <= 1:
         return record_proposal(proposals[0] if proposals else None, deps)
     update = record_proposal(proposals[0], deps, batch=len(proposals))
     update["pending"]["batch"] = []                  # its versions, given when the batch is evaluated
-    update["queue"] = [_pending(p) for p in proposals[1:]]
+    update["queue"] = [batch.pending_of(p) for p in proposals[1:]]
     return update
-
-
-def batch_size(state: AgentState, deps: Deps) -> int:
-    """How many candidates to propose at once: `--parallel`, within the candidate budget, for a
-    proposer that writes each from the context alone (the tuner; not a conversation)."""
-    if not getattr(deps.proposer, "batches", False):
-        return 1
-    return max(1, min(deps.config.parallel, deps.config.iterations - state.get("iteration", 0)))
-
-
-def propose_batch(proposer: Any, ctx: ProposalContext, size: int) -> list[Proposal]:
-    """Up to SIZE distinct proposals, each asked with the ones before it listed as pending trials
-    (no times yet), so the proposer moves on instead of repeating itself."""
-    out: list[Proposal] = []
-    for _ in range(size):
-        proposal = proposer.propose(ctx)
-        if proposal is None or any(p.candidate.hash == proposal.candidate.hash for p in out):
-            break
-        out.append(proposal)
-        c = proposal.candidate
-        ctx = replace(ctx, trials=[*ctx.trials, Trial(candidate=c.hash, version="", family=c.family or c.name,
-                                                      params=c.params, origin=c.origin, status="pending")])
-    return out
-
-
-def _pending(proposal: Proposal) -> dict[str, Any]:
-    """A batch member awaiting its turn: the proposal as plain JSON (the checkpoint holds it)."""
-    return {"candidate": proposal.candidate.to_dict(), "change": proposal.change,
-            "hypothesis": proposal.hypothesis, "failure": proposal.failure, "meta": proposal.meta}
 
 
 def _dequeue(queue: list[dict], deps: Deps) -> dict[str, Any]:
@@ -222,7 +192,7 @@ def evaluate(state: AgentState, deps: Deps) -> dict[str, Any]:
     cand = Candidate.from_dict(pending["candidate"])
     update: dict[str, Any] = {}
     if "batch" in pending and not pending["batch"]:  # a batch's first member: evaluate the batch now
-        pending, update["queue"] = _evaluate_batch(state, deps)
+        pending, update["queue"] = batch.evaluate_batch(state, deps)
         update["pending"] = pending
     version = deps.store.version_of(cand.hash) or f"v{state.get('iteration', 0) + 1:03d}"
     result = deps.store.get_eval(version)
@@ -230,7 +200,7 @@ def evaluate(state: AgentState, deps: Deps) -> dict[str, Any]:
     if result is None:
         path = deps.store.put_candidate(version, cand)
         if pending.get("failure"):
-            result = _unusable(deps, cand, path, pending["failure"])
+            result = batch.unusable(deps, cand, path, pending["failure"])
         else:
             result = deps.evaluator.evaluate(deps.spec, cand, path)
         deps.store.put_eval(version, result)
@@ -238,55 +208,15 @@ def evaluate(state: AgentState, deps: Deps) -> dict[str, Any]:
                                  "recovered": recovered, "mode": result.mode,
                                  **({"batch": pending["batch"]} if pending.get("batch") else {}),
                                  "rejections": [str(r) for r in result.rejections][:3],
-                                 "times_us": _times(result), "speedup": _speedups(result),
+                                 "times_us": screen.times(result), "speedup": _speedups(result),
                                  "wall_s": result.wall_s})
     trial = Trial(candidate=cand.hash, version=version, family=cand.family or cand.name, params=cand.params,
-                  origin=cand.origin, status=result.status.value, times_us=_times(result),
+                  origin=cand.origin, status=result.status.value, times_us=screen.times(result),
                   input_shapes={s.id: s.input_shapes for s in result.shapes if not s.held_out},
                   timing=result.mode)
     repeat = any(t["version"] == version for t in state.get("trials", []))   # proposed again, not a crash
     return {**update, "trials": [trial.to_dict()], "iteration": state.get("iteration", 0) + 1,
             "last": {"version": version, "status": result.status.value, "repeat": repeat}, "events": ["evaluate"]}
-
-
-def _evaluate_batch(state: AgentState, deps: Deps) -> tuple[dict, list[dict]]:
-    """Evaluate the pending proposal and the queue together (the harness's `evaluate_many`, or one
-    after another where it has none), storing each result as it is ready; each member learns the
-    batch's versions. A member already on disk (a resumed run, or a repeat) is not evaluated again."""
-    members = [state["pending"], *state.get("queue", [])]
-    first = state.get("iteration", 0) + 1
-    versions, todo = [], []
-    for k, member in enumerate(members):
-        cand = Candidate.from_dict(member["candidate"])
-        version = deps.store.version_of(cand.hash) or f"v{first + k:03d}"
-        versions.append(version)
-        if deps.store.get_eval(version) is not None:
-            continue
-        path = deps.store.put_candidate(version, cand)
-        if member.get("failure"):
-            deps.store.put_eval(version, _unusable(deps, cand, path, member["failure"]))
-        else:
-            todo.append((version, cand, path))
-    many = getattr(deps.evaluator, "evaluate_many", None)
-    items = [(cand, path) for _, cand, path in todo]
-    results = many(deps.spec, items) if many else ((i, deps.evaluator.evaluate(deps.spec, c, p))
-                                                   for i, (c, p) in enumerate(items))
-    for i, result in results:
-        deps.store.put_eval(todo[i][0], result)
-    deps.hooks.emit("batch", {"versions": versions, "evaluated": [v for v, _, _ in todo]})
-    members = [{**m, "batch": versions} for m in members]
-    return members[0], members[1:]
-
-
-def _unusable(deps: Deps, cand: Candidate, path, reason: str) -> EvalResult:
-    """The verdict on a proposal that holds no usable kernel (never run): rejected, with the reason."""
-    return EvalResult(status=EvalStatus.ERROR, op=deps.spec.name, candidate=str(path), candidate_sha256=cand.hash,
-                      mode="cpu-interpreter" if deps.evaluator.interpreter else "gpu", dtype=deps.spec.dtype,
-                      rejections=[Rejection("no-model-new", reason, str(path))])
-
-
-def _times(result: EvalResult) -> dict[str, float]:
-    return {s.id: s.time.median_us for s in result.shapes if s.time and not s.held_out}
 
 
 def _speedups(result: EvalResult) -> dict[str, dict[str, float]]:
@@ -309,8 +239,8 @@ def accept(state: AgentState, deps: Deps) -> dict[str, Any]:
         elif incumbent == version:
             decision = Decision(False, "already the incumbent")
         else:
-            decision = (_batch_screen(deps, version, state["pending"].get("batch") or [])
-                        or _screen(deps, deps.store.get_eval(incumbent), result)
+            decision = (screen.batch_screen(deps, version, state["pending"].get("batch") or [])
+                        or screen.screen(deps, deps.store.get_eval(incumbent), result)
                         or deps.evaluator.compare(deps.spec, deps.store.candidate(incumbent),
                                                   deps.store.candidate(version)))
         deps.store.put_decision(version, decision)
@@ -332,54 +262,6 @@ def _verdict(result: EvalResult, decision: Decision | None) -> str:
     if not result.accepted:
         return f"rejected by the harness: {result.rejections[0]}"
     return decision.reason if decision else result.status.value
-
-
-SCREEN_MARGIN = 0.03
-"""A candidate whose evaluation times are this much slower (weighted) than the incumbent's is
-rejected without the interleaved comparison, which only a contender needs."""
-
-
-def _batch_screen(deps: Deps, version: str, batch: list[str]) -> Decision | None:
-    """In a batch, only the member fastest by its evaluation times (weighted over the shapes, among
-    the accepted ones) goes on to the interleaved comparison; the others are rejected here."""
-    results = {v: deps.store.get_eval(v) for v in batch if v != version}
-    mine = deps.store.get_eval(version)
-    best, best_ratio = None, 1.0
-    for other, res in results.items():
-        if res is None or not res.accepted:
-            continue
-        ratio = _speed_ratio(deps, res, mine)
-        if ratio is not None and (ratio > best_ratio or (ratio == best_ratio and other < version)):
-            best, best_ratio = other, ratio
-    if best is None:
-        return None
-    return Decision(False, f"{best} of the same batch is faster by the evaluation times ({best_ratio:.3f}x "
-                           "weighted); only the batch's fastest is compared with the incumbent", speedup=1 / best_ratio)
-
-
-def _speed_ratio(deps: Deps, fast: EvalResult, slow: EvalResult) -> float | None:
-    """How many times faster FAST is than SLOW by their evaluation times, weighted geomean over the
-    visible shapes both timed (None when they share none)."""
-    mine, theirs = _times(fast), _times(slow)
-    weights = {s.id: s.weight for s in deps.spec.shapes}
-    common = [sid for sid in mine if sid in theirs and mine[sid] > 0 and theirs[sid] > 0]
-    if not common:
-        return None
-    total = sum(weights.get(sid, 1.0) for sid in common)
-    return math.exp(sum(weights.get(sid, 1.0) * math.log(theirs[sid] / mine[sid]) for sid in common) / total)
-
-
-def _screen(deps: Deps, incumbent: EvalResult | None, result: EvalResult) -> Decision | None:
-    """Reject a clear loser from the evaluation times both already have; None: compare them."""
-    if incumbent is None:
-        return None
-    ratio = _speed_ratio(deps, result, incumbent)
-    if ratio is None:
-        return None
-    if ratio >= 1.0 - SCREEN_MARGIN:
-        return None
-    return Decision(False, f"slower by its evaluation times: {ratio:.3f}x weighted against the incumbent "
-                           "(no interleaved comparison needed)", speedup=ratio)
 
 
 def reflect(state: AgentState, deps: Deps) -> dict[str, Any]:

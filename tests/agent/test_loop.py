@@ -226,7 +226,7 @@ def test_a_batch_never_outruns_the_candidate_budget_and_a_stall_waits_for_its_en
 
 
 def test_propose_batch_lists_earlier_members_as_pending_trials():
-    from aka.agent.nodes import propose_batch
+    from aka.agent.batch import propose_batch
     from aka.spec.memory import ProposalContext
 
     proposer = ScriptedProposer([cand(t) for t in ("a1", "b2", "c3")])
