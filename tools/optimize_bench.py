@@ -156,9 +156,11 @@ def render(docs: list[dict]) -> str:
     return "\n".join(lines)
 
 
-STEPS = ("setup", "evaluate", "accept", "profile", "propose", "retrieve")
+STEPS = ("setup", "batch", "evaluate", "accept", "profile", "propose", "retrieve")
+"""Loop steps tabulated (`batch`: a --parallel batch's evaluations side by side)."""
 PHASES = ("judge-spawn", "judge-operator", "load", "build", "call-first", "call", "judge-reference",
-          "judge-handover", "judge-compare", "time", "batch", "judge-baselines", "judge-close")
+          "judge-handover", "judge-compare", "time", "batch", "judge-baselines", "judge-close", "judge-gpu-wait")
+"""Evaluation phases tabulated (`judge-gpu-wait`, inside the others: waiting for the GPU lock beside a batch)."""
 
 
 COMPARE_PHASES = ("judge-spawn", "load", "build", "bench", "batch", "judge-close")

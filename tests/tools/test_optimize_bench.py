@@ -24,7 +24,7 @@ def test_the_journal_charges_each_step_its_time(tmp_path):
     assert 10 < tb["steps_s"]["profile"] < 12
     assert sum(tb["steps_s"].values()) < 140               # the session's journal spans 136 s
     table = "\n".join(bench.breakdown_table([{"op": "rmsnorm", "time_breakdown": tb}]))
-    assert "| rmsnorm | 1.7 (1) | 95.7 (9) | 20.8 (9) | 10.8 (1) |" in table
+    assert "| rmsnorm | 1.7 (1) | 0.0 (0) | 95.7 (9) | 20.8 (9) | 10.8 (1) |" in table   # no batches: sequential
     assert bench.time_breakdown(tmp_path / "missing") == {}
     st = tb["steady"]                                      # after the first iteration: 8 more candidates
     assert st["candidates"] == 8 and 0 < st["seconds"] < sum(tb["steps_s"].values())
@@ -60,3 +60,18 @@ def test_comparison_phases_are_tabulated_from_the_decisions(tmp_path):
     assert tb["comparisons"] == 1 and tb["compare_phases_s"]["incumbent:bench"] == 2.0
     table = "\n".join(bench.breakdown_table([{"op": "rmsnorm", "time_breakdown": tb}]))
     assert "| rmsnorm | 1 | 0.00 | 0.50 | 0.00 | 4.50 | 0.25 | 0.00 | 6.00 |" in table
+
+
+PARALLEL = ROOT / "docs" / "results" / "h200-2026-12-04-rate2" / "parallel-fixed" / "sessions.tgz"
+
+
+def test_a_batched_session_charges_its_batches_and_counts_the_rate_after_the_first(tmp_path):
+    """The --parallel 4 rmsnorm session of call H: two batches of four; the rate after the first
+    batch counts the second batch's four candidates from the end of the first batch's last member."""
+    with tarfile.open(PARALLEL) as tar:
+        tar.extractall(tmp_path, filter="data")
+    (session,) = [p for p in tmp_path.iterdir() if p.is_dir() and p.name.endswith("rmsnorm")]
+    tb = _bench().time_breakdown(session)
+    assert tb["step_counts"]["batch"] == 2 and 50 < tb["steps_s"]["batch"] < 60     # 36.2 + 20.1 s
+    assert tb["steady"]["candidates"] == 4 and 25 < tb["steady"]["seconds"] < 30
+    assert tb["evaluations"] == 8 and tb["phases_s"]["judge-gpu-wait"] > 0
