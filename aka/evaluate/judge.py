@@ -92,7 +92,7 @@ def run_eval(job: jobs.EvalJob) -> dict[str, Any]:
         try:
             with lock.shared():
                 remote.send("load", spec=job.spec, device=job.device, dtype=job.dtype,
-                            candidate=remote.path, memory_fraction=_share(job, fp))
+                            candidate=remote.path, memory_fraction=_share(job, 0.5))
                 with remote.timed("judge-device"):       # meanwhile: the candidate imports, starts CUDA
                     out["device"] = device_info(job.device)
                     _start_device(op)
@@ -199,10 +199,11 @@ def _footprint(job: jobs.EvalJob, op: Operator) -> Footprint | None:
                     int(job.memory_limit_bytes))
 
 
-def _share(job: jobs.EvalJob, fp: Footprint | None) -> float | None:
-    """The fraction of device memory the candidate's process may allocate: half of this job's
-    share (the judge keeps the other half for the reference's outputs)."""
-    return 0.5 * max(0.01, min(1.0, float(job.gpu_share))) if job.device == "cuda" else None
+def _share(job: jobs.OperatorJob, part: float) -> float | None:
+    """The fraction of device memory one candidate's process may allocate: PART of this job's share
+    (an evaluation gives its one candidate half and keeps half for the reference's outputs; a
+    comparison gives each side a quarter)."""
+    return part * max(0.01, min(1.0, float(job.gpu_share))) if job.device == "cuda" else None
 
 
 def _reply(out: dict[str, Any], v: Verdicts, remote: Remote, op: Operator | None) -> dict[str, Any]:
@@ -669,7 +670,7 @@ def run_compare(job: jobs.CompareJob) -> dict[str, Any]:
         with lock.shared():
             for side, remote in (("incumbent", inc), ("candidate", cand)):   # both start at once
                 remote.send("load", spec=job.spec, device=job.device, dtype=job.dtype, candidate=remote.path,
-                            tag=side, memory_fraction=0.25 * job.gpu_share if gpu else None)
+                            tag=side, memory_fraction=_share(job, 0.25))
             for side, remote in (("incumbent", inc), ("candidate", cand)):
                 remote.wait("load")
         results = []
