@@ -5,8 +5,9 @@ clock read after each timing.
   PYTHONPATH=. python3 tools/timing_probe.py suites/llm-inference/linear_bf16 llama3-8b-o_proj-prefill-4k \
       reference_kernels/linear_bf16/tma_persistent_flat.py [more kernels] [--rounds 3] [--out probe.json]
 
-Ways, per side and round: `events` (the harness's rule: L2 flushed, GPU held while the host
-enqueues), `events-nohold` (the same without the hold: host launch gaps show), `graph` (the
+Ways, per side and round: `events` (the harness's rule: an L2 flush long enough to cover the host's
+enqueue), `1 pass` (one flush pass: host launch gaps show), `spin` (one pass then ~100 µs of GPU
+spin-wait, the rule before 2026-12-04), `graph` (the
 harness's graph replay: CUPTI device span plus one launch floor) and `host` (µs the host spends
 enqueuing one call while the GPU is busy). A side that is slow under `events` and not under `graph`
 pays host or idle time inside the timed window; a side whose time falls from round to round pays a
@@ -19,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import time
 from pathlib import Path
 
 import torch
@@ -29,6 +29,9 @@ from aka.evaluate.loading import Operator, load_module
 from aka.evaluate.timing import GpuTimer, stats
 from aka.evaluate.worker import calls_of, exact_fp32
 from aka.spec.load import load_op
+
+SPIN_CYCLES = 200_000
+"""The harness's rule before 2026-12-04: one flush pass, then ~100 µs of GPU spin-wait."""
 
 
 def sm_clock_mhz() -> int | None:
@@ -42,27 +45,18 @@ def sm_clock_mhz() -> int | None:
         return None
 
 
-def events_nohold(timer: GpuTimer, calls: list, reps: int) -> float:
+def events_plain(timer: GpuTimer, calls: list, reps: int, spin_cycles: int = 0) -> float:
+    """One flush pass before each call, then (spin_cycles > 0) a spin-wait of the GPU."""
     starts, ends = timer._events(reps)
     for i in range(reps):
         timer.flush()
+        if spin_cycles:
+            torch.cuda._sleep(spin_cycles)
         starts[i].record()
         calls[i % len(calls)]()
         ends[i].record()
     torch.cuda.synchronize()
     return stats([s.elapsed_time(e) * 1e3 for s, e in zip(starts, ends)], "events").median_us
-
-
-def host_us(timer: GpuTimer, calls: list, n: int = 20) -> float:
-    """Host time to enqueue one call while the GPU is still busy with a long sleep."""
-    torch.cuda.synchronize()
-    torch.cuda._sleep(2_000_000)            # ~1 ms of GPU spin: the enqueues below never wait on it
-    t0 = time.perf_counter()
-    for i in range(n):
-        calls[i % len(calls)]()
-    dt = (time.perf_counter() - t0) * 1e6 / n
-    torch.cuda.synchronize()
-    return dt
 
 
 def probe(spec_path: str, shape: str, kernels: list[str], rounds: int, reps: int) -> dict:
@@ -86,7 +80,8 @@ def probe(spec_path: str, shape: str, kernels: list[str], rounds: int, reps: int
             calls = calls_of(sides[name], sets)
             t = timer.bench(calls, method="events")
             row = {"round": r, "events": t.median_us, "events_cv": t.cv, "clock_mhz": sm_clock_mhz(),
-                   "events_nohold": events_nohold(timer, calls, reps), "host": host_us(timer, calls)}
+                   "note": t.note, "events_nohold": events_plain(timer, calls, reps),
+                   "events_spin": events_plain(timer, calls, reps, SPIN_CYCLES), "host": timer.host_us(calls)}
             try:
                 row["graph"] = timer.bench(calls, method="graph").median_us
             except Exception as exc:  # noqa: BLE001
@@ -94,7 +89,7 @@ def probe(spec_path: str, shape: str, kernels: list[str], rounds: int, reps: int
                 row["graph_error"] = str(exc)[:200]
             rows[name].append(row)
     summary = {n: {k: round(statistics.median([x[k] for x in rs if x.get(k) is not None]), 2)
-                   for k in ("events", "events_nohold", "graph", "host")
+                   for k in ("events", "events_nohold", "events_spin", "graph", "host")
                    if any(x.get(k) is not None for x in rs)} for n, rs in rows.items()}
     return {"op": spec.name, "shape": shape, "rows": rows, "summary": summary}
 
@@ -112,11 +107,12 @@ def main() -> None:
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=1))
     print(f"{result['op']} {result['shape']}")
-    print(f"  {'side':32s} {'events':>9s} {'nohold':>9s} {'graph':>9s} {'host':>7s}  events by round (clock MHz)")
+    print(f"  {'side':28s} {'events':>8s} {'1 pass':>8s} {'spin':>8s} {'graph':>8s} {'host':>6s}  "
+          "events by round (clock MHz)")
     for name, s in result["summary"].items():
         by_round = " ".join(f"{x['events']:.1f}({x['clock_mhz']})" for x in result["rows"][name])
-        print(f"  {name:32s} {s.get('events', 0):9.2f} {s.get('events_nohold', 0):9.2f} "
-              f"{s.get('graph') or 0:9.2f} {s.get('host', 0):7.1f}  {by_round}")
+        print(f"  {name:28s} {s.get('events', 0):8.2f} {s.get('events_nohold', 0):8.2f} {s.get('events_spin', 0):8.2f} "
+              f"{s.get('graph') or 0:8.2f} {s.get('host', 0):6.1f}  {by_round}")
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ def calibrate(size_bytes: int = 2 << 30) -> dict[str, Any]:
     y = torch.empty_like(x)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     partial = torch.empty(sms * 8, dtype=torch.float32, device="cuda")
-    t_read = timer.bench([lambda: read_sum[(sms * 8,)](x, partial, n, BLOCK=4096, num_warps=8)],
+    t_read = timer.bench([lambda: read_sum[(sms * 8,)](x, partial, n, 1, BLOCK=4096, num_warps=8)],
                          allow_graph=False).median_us
     t_copy = timer.bench([lambda: y.copy_(x)], allow_graph=False).median_us
     t_write = timer.bench([lambda: y.fill_(1.0)], allow_graph=False).median_us

@@ -19,8 +19,24 @@ GRAPH_BELOW_US = 20.0
 L2_FLUSH_BYTES = 256 * 1024 * 1024
 """Read (not written) before every timed call: evicts the L2 and leaves it clean, so the timed
 kernel neither hits on stale lines nor pays for writing back the flush's own dirty lines."""
-HOLD_CYCLES = 200_000
-"""About 100 µs of GPU spinning at ~2 GHz: longer than the host needs to enqueue a call."""
+COVER_FACTOR = 1.5
+COVER_SLACK_US = 20.0
+MAX_FLUSH_PASSES = 32
+"""Before each event-timed call the L2 flush reads its buffer as many times as it takes to keep the
+GPU busy for COVER_FACTOR times the host's enqueue time of the call plus COVER_SLACK_US (at most
+MAX_FLUSH_PASSES): the host never leaves the GPU idle between the start and end events. The GPU
+stays busy with memory traffic rather than spinning: on an H200 a compute-heavy kernel right after
+a spin-wait ran up to 10 % slower than right after a memory-bound kernel once the clocks had come
+down from boost (tools/timing_probe.py, docs/benchmarks.md)."""
+HOST_PROBE_CYCLES = 2_000_000
+"""About 1 ms of GPU spinning while the host's enqueue time of a few calls is measured."""
+
+
+def flush_passes(host_us: float, pass_us: float) -> int:
+    """Flush passes covering COVER_FACTOR times `host_us` of host enqueue plus COVER_SLACK_US, when
+    one pass keeps the GPU busy for `pass_us` (at least one pass, at most MAX_FLUSH_PASSES)."""
+    need = COVER_FACTOR * max(host_us, 0.0) + COVER_SLACK_US
+    return min(MAX_FLUSH_PASSES, max(1, math.ceil(need / max(pass_us, 1e-3))))
 
 
 def flush_bytes(device_name: str, l2_bytes: int) -> int:
@@ -74,13 +90,14 @@ def flush_kernel():
     import triton.language as tl
 
     @triton.jit
-    def _aka_l2_flush(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    def _aka_l2_flush(x_ptr, out_ptr, n, passes, BLOCK: tl.constexpr):
         pid = tl.program_id(0)
         step = tl.num_programs(0) * BLOCK
         acc = tl.zeros([BLOCK], dtype=tl.float32)
-        for start in range(pid * BLOCK, n, step):
-            offs = start + tl.arange(0, BLOCK)
-            acc += tl.load(x_ptr + offs, mask=offs < n, other=0.0).to(tl.float32)
+        for _ in range(passes):
+            for start in range(pid * BLOCK, n, step):
+                offs = start + tl.arange(0, BLOCK)
+                acc += tl.load(x_ptr + offs, mask=offs < n, other=0.0).to(tl.float32)
         tl.store(out_ptr + pid, tl.sum(acc, axis=0))
 
     return _aka_l2_flush
@@ -136,16 +153,45 @@ class GpuTimer:
         self.flush_out = torch.empty(self.flush_grid, dtype=torch.float32, device="cuda")
         self.flush_kernel = flush_kernel()
         self._floor: float | None = None
+        self._flush_us: float | None = None
 
-    def flush(self) -> None:
-        """Evict the L2 by reading a buffer several times its size (a kernel named FLUSH)."""
-        self.flush_kernel[(self.flush_grid,)](self.flush_buf, self.flush_out, self.flush_buf.numel(),
+    def flush(self, passes: int = 1) -> None:
+        """Evict the L2 by reading a buffer several times its size, `passes` times over (one
+        launch of a kernel named FLUSH)."""
+        self.flush_kernel[(self.flush_grid,)](self.flush_buf, self.flush_out, self.flush_buf.numel(), passes,
                                               BLOCK=4096, num_warps=8)
 
-    def hold(self) -> None:
-        """Keep the GPU busy while the host enqueues the timed call, so host-side launch
-        overhead never shows up as idle time between the start and end events."""
-        self.torch.cuda._sleep(HOLD_CYCLES)
+    def flush_us(self) -> float:
+        """Device time of one flush pass (measured once per timer)."""
+        if self._flush_us is None:
+            self.flush()
+            starts, ends = self._events(5)
+            for s, e in zip(starts, ends):
+                s.record()
+                self.flush()
+                e.record()
+            self.torch.cuda.synchronize()
+            self._flush_us = statistics.median(s.elapsed_time(e) * 1e3 for s, e in zip(starts, ends))
+        return self._flush_us
+
+    def host_us(self, calls: Sequence[Callable[[], object]], n: int = 6) -> float:
+        """Host time to enqueue one call and its start event while the GPU is busy elsewhere."""
+        torch = self.torch
+        torch.cuda.synchronize()
+        torch.cuda._sleep(HOST_PROBE_CYCLES)
+        mark = torch.cuda.Event()
+        t0 = time.perf_counter()
+        for i in range(n):
+            mark.record()
+            calls[i % len(calls)]()
+        host = (time.perf_counter() - t0) * 1e6 / n
+        torch.cuda.synchronize()
+        return host
+
+    def cover_passes(self, calls: Sequence[Callable[[], object]]) -> tuple[int, float]:
+        """Flush passes that keep the GPU busy while the host enqueues a call, and that host time."""
+        host = self.host_us(calls)
+        return flush_passes(host, self.flush_us()), host
 
     def _events(self, n: int) -> tuple[list, list]:
         ev = self.torch.cuda.Event
@@ -188,16 +234,20 @@ class GpuTimer:
         torch.cuda.synchronize()
 
     def _events_bench(self, calls: Sequence[Callable[[], object]], reps: int) -> Timing:
+        """Each call between two events, after an L2 flush long enough that the host has enqueued
+        the call before the GPU reaches it (its launch overhead is not the device's time)."""
         torch = self.torch
+        passes, host = self.cover_passes(calls)
         starts, ends = self._events(reps)
         for i in range(reps):
-            self.flush()                                # L2 flushed outside the timed window
-            self.hold()
+            self.flush(passes)                          # L2 flushed outside the timed window
             starts[i].record()
             calls[i % len(calls)]()
             ends[i].record()
         torch.cuda.synchronize()
-        return stats([s.elapsed_time(e) * 1e3 for s, e in zip(starts, ends)], "events")
+        timing = stats([s.elapsed_time(e) * 1e3 for s, e in zip(starts, ends)], "events")
+        timing.note = f"L2 flush x{passes} ({passes * self.flush_us():.0f} µs) covers {host:.0f} µs of host enqueue"
+        return timing
 
     def _graph(self, calls: Sequence[Callable[[], object]], inner: int, flush: bool) -> object:
         """Capture `inner` calls (rotating input sets), each after an L2 flush if asked."""

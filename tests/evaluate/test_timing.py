@@ -105,3 +105,38 @@ def test_flush_covers_every_cache_level():
     # MI300X reports a 4 MB L2 per die; its 256 MB Infinity Cache comes from the device table
     assert flush_bytes("AMD Instinct MI300X", 4 * mib) == 1024 * mib
     assert flush_bytes("Some Future GPU", 0) == L2_FLUSH_BYTES
+
+
+def test_the_flush_before_an_events_timing_covers_the_hosts_enqueue():
+    from aka.evaluate.timing import COVER_SLACK_US, MAX_FLUSH_PASSES, flush_passes
+
+    assert flush_passes(0.0, 56.0) == 1                       # 20 µs of slack fits in one pass
+    assert flush_passes(150.0, 56.0) == 5                     # 1.5 x 150 + 20 = 245 µs: five passes
+    assert flush_passes(150.0, 56.0) * 56.0 >= 1.5 * 150.0 + COVER_SLACK_US
+    assert flush_passes(1e6, 56.0) == MAX_FLUSH_PASSES        # a host that slow pays its own gaps
+    assert flush_passes(-5.0, 0.0) == MAX_FLUSH_PASSES        # a flush that took no time covers nothing
+    assert flush_passes(10.0, 1e6) == 1
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not (__import__("torch").cuda.is_available()), reason="needs a CUDA device")
+def test_host_time_before_a_launch_is_not_device_time():
+    """A call that spends 300 µs on the host before a tiny kernel: events time the kernel, not the
+    wait (the spin-wait of the rule before this one covered only ~100 µs)."""
+    import time
+
+    import torch
+
+    from aka.evaluate.timing import GpuTimer
+
+    x = torch.zeros(1024, device="cuda")
+
+    def slow_host():
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < 300e-6:
+            pass
+        x.add_(1.0)
+
+    timing = GpuTimer(reps=30).bench([slow_host], method="events")
+    assert timing.median_us < 60.0, timing
+    assert "covers" in timing.note
