@@ -209,7 +209,9 @@ def spawn(job: Any, source: jobs.CandidateSource, tag: str, deadline: float) -> 
     sandbox = job.sandbox or {}
     seeded = kernel_cache.seed(workdir, source.shipped)
     seeded_at = time.time()
-    pid, chan = runner.start(workdir, limits, expose, strict=bool(sandbox.get("strict", False)))
+    lock = str(getattr(job, "gpu_lock", "") or "")
+    pid, chan = runner.start(workdir, limits, expose, strict=bool(sandbox.get("strict", False)),
+                             hide=[os.path.dirname(lock)] if lock else [])
     return Remote(pid, chan, workdir, deadline, name=tag, display=source.name, shipped=source.shipped,
                   seeded=seeded, seeded_at=seeded_at)
 

@@ -33,11 +33,13 @@ from aka.sandbox import confine
 from aka.sandbox.limits import Limits
 
 
-def start(workdir: str, limits: Limits, expose: list[str], strict: bool) -> tuple[int, Channel]:
+def start(workdir: str, limits: Limits, expose: list[str], strict: bool,
+          hide: list[str] | None = None) -> tuple[int, Channel]:
     """Fork the confined candidate process (its kernel cache already seeded, `kernel_cache.seed`);
-    (its pid, the judge's end of the channel)."""
+    (its pid, the judge's end of the channel). `hide`: folders it must not see beyond the user's
+    home folders (the GPU lock's, which a candidate could otherwise hold to stall its siblings)."""
     ours, theirs = socket.socketpair()
-    pid = confine.spawn(workdir, limits, expose=expose, mask=_masks(), keep_fds=(theirs.fileno(),),
+    pid = confine.spawn(workdir, limits, expose=expose, mask=_masks() + list(hide or ()), keep_fds=(theirs.fileno(),),
                         strict=strict)
     if pid == 0:                                    # the candidate's process: never returns
         code = 0

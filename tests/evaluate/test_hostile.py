@@ -4,6 +4,7 @@ environments, signals to processes outside the job, and exits from candidate cod
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -158,3 +159,27 @@ while True:                                     # its own folder is the only pla
     if how == "interrupt":                      # a clean exit also removes its job folders
         assert not list(Path(tempfile.gettempdir()).glob(f"aka-jobs-{proc.pid}-*"))
 
+
+
+def test_a_candidate_cannot_see_or_hold_the_gpu_lock_of_its_siblings(evaluator, fixture_op, tmp_path):
+    """Evaluations side by side share a lock file; a candidate holding it would stall every
+    sibling's timing, so its folder is masked in the candidate's mount namespace."""
+    lock_dir = Path(tempfile.mkdtemp(prefix="aka-gpu-lock-"))
+    lock = lock_dir / "gpu.lock"
+    lock.write_text("")
+    try:
+        cand = hostile(tmp_path, f"""
+import fcntl
+try:
+    fd = os.open({str(lock)!r}, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    got = 'held'
+except OSError as exc:
+    got = type(exc).__name__
+raise RuntimeError('PROBE lock=%s listing=%r' % (got, os.listdir({str(lock_dir)!r}) if os.path.isdir({str(lock_dir)!r}) else None))
+""")
+        options = EvalOptions(trials=3, time=False, review=False, gpu_lock=str(lock))
+        message = evaluator.evaluate(fixture_op, cand, options).rejections[0].message
+        assert "PROBE lock=FileNotFoundError listing=[]" in message, message
+    finally:
+        shutil.rmtree(lock_dir, ignore_errors=True)
