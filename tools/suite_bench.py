@@ -34,7 +34,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from aka.evaluate.timing import GRAPH_BELOW_US  # no torch: --render needs no GPU stack
+from aka.evaluate.timing import GRAPH_BELOW_US, TIMING_RULE  # no torch: --render needs no GPU stack
 
 FORMAT = 2
 MIXED = "†"
@@ -211,14 +211,55 @@ def retime(ev: Any, spec: Any, kernel: Path, table: BaselineTable, rows: list[di
     return None
 
 
+def production_of(entry: dict, spec: Any, op_dir: Path, res: dict) -> None:
+    """What the operator's production baseline is, recorded with its entry."""
+    if spec.production:
+        entry["production"] = {"library": spec.production.library, "note": spec.production.note,
+                               "file": os.path.relpath(spec.production.file, op_dir.resolve())}
+        entry["production_notes"] = [n for n in res.get("notes", []) if "production" in n]
+
+
+def own_rows(res: dict, kernel: str) -> dict:
+    """A kernel entry set against the baselines its own evaluation timed (interleaved with it)."""
+    timed = [s for s in res["shapes"] if s.get("baselines")]
+    return kernel_entry(res, kernel, {s["id"]: {b: v["median_us"] for b, v in s["baselines"].items()} for s in timed},
+                        {s["id"]: {b: v["method"] for b, v in s["baselines"].items()} for s in timed})
+
+
+def bench_interleaved(ev: Any, spec: Any, kernel: Path, timeout_s: float, forced: dict[str, str]) -> tuple[dict, dict]:
+    """One kernel timed with its own baselines at every shape, twice in mirrored order; where a
+    baseline could only be timed another way (it cannot be captured in a graph), the kernel is
+    evaluated again at those shapes that way, with its baselines, and those rows replace the first.
+    (the evaluation result, the kernel entry)."""
+    from aka.errors import CandidateError, WorkerError
+    from aka.evaluate.evaluator import EvalOptions
+
+    res = ev.evaluate(spec, kernel, EvalOptions(baselines=None, interleave=True, timeout_s=timeout_s,
+                                                methods=forced)).to_dict()
+    kentry = own_rows(res, kernel.stem)
+    need = {r["shape"]: r[f"{b}_method"] for r in kentry["rows"] for b in BASELINES
+            if r.get(f"{b}_method") and r[f"{b}_method"] != r["method"]}
+    if res["status"] == "accepted" and need:
+        try:
+            again = ev.evaluate(spec, kernel, EvalOptions(shapes=tuple(need), baselines=None, interleave=True,
+                                                          methods=need, timeout_s=timeout_s)).to_dict()
+        except (WorkerError, CandidateError) as exc:
+            kentry["baseline_failure"] = f"timing {kernel.stem} again at {sorted(need)} failed: {str(exc)[:300]}"
+            return res, kentry
+        redone = {r["shape"]: r for r in own_rows(again, kernel.stem)["rows"]}
+        kentry["rows"] = [redone.get(r["shape"], r) for r in kentry["rows"]]
+    return res, kentry
+
+
 def bench_op(ev: Any, op_dir: Path, kernels: list[Path], timeout_s: float = 900, entry: dict | None = None,
-             method: str | None = None) -> dict:
+             method: str | None = None, interleave: bool = False) -> dict:
     """Evaluate every kernel of one operator, each against baselines timed its way at every shape:
     the first kernel's evaluation times them; later kernels time only (shape, method) pairs not
     timed yet. ENTRY: an operator measured before, whose baselines the kernels join (added or
     changed kernels replace theirs, the others stay). METHOD ('graph' or 'events'): every kernel
     timed that way at every shape instead of by the harness's rule (its baselines with it; a
-    call that cannot be captured in a graph falls back to events and says so)."""
+    call that cannot be captured in a graph falls back to events and says so). INTERLEAVE: every
+    kernel times its own baselines, interleaved with it (`bench_interleaved`), none are shared."""
     from aka.evaluate.evaluator import EvalOptions
     from aka.spec.load import load_op
 
@@ -228,6 +269,12 @@ def bench_op(ev: Any, op_dir: Path, kernels: list[Path], timeout_s: float = 900,
     start = time.monotonic()
     forced = {s.id: method for s in spec.shapes} if method else {}
     for k in kernels:
+        if interleave:
+            res, entry["kernels"][k.stem] = bench_interleaved(ev, spec, k, timeout_s, forced)
+            entry["device"] = res.get("device", {})
+            production_of(entry, spec, op_dir, res)
+            print(f"{op_dir.name}/{k.stem}: {res['status']} ({res.get('wall_s', 0):.1f} s, interleaved)", flush=True)
+            continue
         first = not table.data
         opts = EvalOptions(baselines=None if first else (), timeout_s=timeout_s, methods=forced)
         res = ev.evaluate(spec, k, opts).to_dict()
@@ -240,10 +287,7 @@ def bench_op(ev: Any, op_dir: Path, kernels: list[Path], timeout_s: float = 900,
             entry["baseline_notes"] = {f"{s['id']}/{b}": v["note"] for s in timed
                                        for b, v in s["baselines"].items() if v.get("note")}
             entry["device"] = res.get("device", {})
-            if spec.production:
-                entry["production"] = {"library": spec.production.library, "note": spec.production.note,
-                                       "file": os.path.relpath(spec.production.file, op_dir.resolve())}
-                entry["production_notes"] = [n for n in res.get("notes", []) if "production" in n]
+            production_of(entry, spec, op_dir, res)
         kentry = kernel_entry(res, k.stem, {})             # baselines set by table.matched below
         if not first and res["status"] == "accepted":
             failed = time_missing(ev, spec, table, kentry["rows"], timeout_s)
@@ -317,7 +361,8 @@ def measure(ev: Any, kernels: dict[str, list[Path]], suite: Path, data: dict, wa
         if time.monotonic() - start > args.stop_after_s:
             print(f"stopping before {op}: --stop-after-s {args.stop_after_s:g} reached", flush=True)
             break
-        data["ops"][op] = bench_op(ev, suite / op, files, method=getattr(args, "method", None))
+        data["ops"][op] = bench_op(ev, suite / op, files, method=getattr(args, "method", None),
+                                   interleave=getattr(args, "interleave", False))
         data["ops"][op]["measured_at"] = _stamp()
         data["ops"][op]["label"] = args.label
         save()
@@ -335,11 +380,13 @@ def add_kernels(ev: Any, kernels: dict[str, list[Path]], suite: Path, data: dict
             print(f"stopping before {op}: --stop-after-s {args.stop_after_s:g} reached", flush=True)
             break
         if op not in data["ops"]:
-            entry = bench_op(ev, suite / op, kernels[op], method=getattr(args, "method", None))
+            entry = bench_op(ev, suite / op, kernels[op], method=getattr(args, "method", None),
+                             interleave=getattr(args, "interleave", False))
             data["ops"][op] = entry | {"measured_at": _stamp(), "label": args.label}
         else:
             files = [by_name[n][1] for n in sorted(names) if n in by_name and by_name[n][0] == op]
-            entry = bench_op(ev, suite / op, files, entry=data["ops"][op], method=getattr(args, "method", None))
+            entry = bench_op(ev, suite / op, files, entry=data["ops"][op], method=getattr(args, "method", None),
+                             interleave=getattr(args, "interleave", False))
             for f in files:
                 entry["kernels"][f.stem] |= {"measured_at": _stamp(), "label": args.label}
         save()
@@ -445,6 +492,8 @@ def markdown(data: dict) -> str:
     extra = " × production (geomean, shapes) |" if prod else ""
     forced = [f"Every kernel and its baselines timed by {data['method']} at every shape (`--method "
               f"{data['method']}`), not by the harness's rule.", ""] if data.get("method") else []
+    forced += ["Every kernel timed with its own baselines at each shape, twice in mirrored order "
+               "(`--interleave`): each time is the mean of the two.", ""] if data.get("interleave") else []
     lines = forced + ["| op | kernels accepted | fastest kernel | × eager (geomean, shapes) | "
              "× torch.compile (geomean, shapes) |" + extra + " SOL range |",
              "|---|---|---|---|---|" + ("---|" if prod else "") + "---|"]
@@ -514,6 +563,10 @@ def main() -> int:
                     help="time every kernel (and its baselines) this way at every shape instead of by the "
                          "harness's rule (graph below 20 µs per call, else events): an A/B of the timing rule; "
                          "recorded in --out, which must not hold results timed another way")
+    ap.add_argument("--interleave", action="store_true",
+                    help="every kernel times its own baselines at every shape, twice in mirrored order "
+                         "(kernel, baselines | baselines, kernel): a clock that drifts weighs on both sides; "
+                         "recorded in --out, which must not hold results measured without it")
     args = ap.parse_args()
     if args.render:
         data = load(args.render)
@@ -544,6 +597,16 @@ def main() -> int:
         ap.error(f"{args.out} holds results timed with method {data.get('method') or 'by the harness rule'}; "
                  f"--method {args.method or '(the rule)'} would mix them: use another --out")
     data["method"] = data.get("method") if args.match_baselines else args.method
+    if data["ops"] and bool(data.get("interleave")) != args.interleave:
+        ap.error(f"{args.out} holds results measured {'with' if data.get('interleave') else 'without'} "
+                 f"--interleave; this run would mix them: use another --out")
+    if data["ops"] and data.get("timing_rule") != TIMING_RULE:
+        ap.error(f"{args.out} holds results timed under the rule {data.get('timing_rule') or 'before 2026-12-04'!r}, "
+                 f"the harness now times by {TIMING_RULE!r}: they would mix; use another --out")
+    if args.interleave and (args.match_baselines or names):
+        ap.error("--interleave measures whole operators (every kernel with its own baselines): "
+                 "not with --match-baselines or --kernels")
+    data["interleave"], data["timing_rule"] = args.interleave, TIMING_RULE
     wanted = set(filter(None, args.ops.split(",")))
     save = lambda: args.out.write_text(json.dumps(data, indent=1))  # noqa: E731
     with WorkerPool("cuda") as pool:

@@ -54,6 +54,8 @@ class EvalOptions:
     methods: dict[str, str] = field(default_factory=dict)
     """Visible shape id -> 'graph' or 'events': time the candidate that way there instead of by the
     harness's own rule (to set it against a baseline that could only be timed one way)."""
+    interleave: bool = False
+    """Time the candidate and its baselines twice per shape in mirrored order (`jobs.EvalJob.interleave`)."""
 
 
 def detect_device(requested: str = "auto") -> str:
@@ -139,7 +141,7 @@ class Evaluator:
             spec=spec.to_dict(), dtype=dtype, shapes=_shape_jobs(rows), seed=options.seed, reps=options.reps,
             sandbox=getattr(self.pool, "sandbox", {}), candidate=jobs.CandidateSource(path, source, shipped),
             trials=options.trials, atol=tol.atol, rtol=tol.rtol, tol_outputs=dict(tol.outputs),
-            mutates=tuple(spec.mutates), time=options.time, baselines=baselines,
+            mutates=tuple(spec.mutates), time=options.time, baselines=baselines, interleave=options.interleave,
             memory_limit_bytes=int(options.memory_limit_gb * 2**30), **_sharing(options),
         ).to_dict()
         reply = self.pool.submit(job)

@@ -466,18 +466,39 @@ def _time_shape(job: jobs.EvalJob, op: Operator, remote: Remote, kernels: set[st
         if rule:
             v.reject(rule, detail, row["id"])
             return False
+    row["baselines"] = {}
+    if baselines:
+        method = timing["method"] if gpu else None
+
+        def timed_baselines(names: list[str]) -> dict[str, Any]:
+            with remote.timed("judge-baselines"):
+                return time_baselines(op, row["params"], seed, row.get("bytes_io", 0), names, gpu,
+                                      int(job.reps), method, _tolerance(job), row["id"])
+        row["baselines"] = timed_baselines(baselines)
+        if job.interleave:                          # A B | B A: a drifting clock weighs on both alike
+            again = _timing(remote.ask("bench", shape=i, params=row["params"], seed=seed, sets=nsets,
+                                       reps=int(job.reps), **({"method": method} if method else {})))
+            later = timed_baselines(list(reversed(baselines)))
+            timing = mirrored(timing, again)
+            row["baselines"] = {n: mirrored(t, later[n]) for n, t in row["baselines"].items()}
     forged = cross_check(remote, i, row["params"], seed, timing, gpu, _floor_us(op, row, job))
     if forged:
         v.reject("forged-timing", forged, row["id"])
         return False
     row["time"] = timing
-    row["baselines"] = {}
-    if baselines:
-        with remote.timed("judge-baselines"):
-            row["baselines"] = time_baselines(op, row["params"], seed, row.get("bytes_io", 0), baselines,
-                                              gpu, int(job.reps), timing["method"] if gpu else None,
-                                              _tolerance(job), row["id"])
     return True
+
+
+def mirrored(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    """One side's two timings of an interleaved shape as one: the mean of the medians, the wider
+    spread, both medians in the note."""
+    note = f"interleaved: {first['median_us']:.4g} then {second['median_us']:.4g} µs"
+    return {**first, "median_us": (first["median_us"] + second["median_us"]) / 2,
+            "iqr_us": max(first.get("iqr_us", 0.0), second.get("iqr_us", 0.0)),
+            "cv": max(first.get("cv", 0.0), second.get("cv", 0.0)),
+            "reps": int(first.get("reps", 0)) + int(second.get("reps", 0)),
+            "min_us": min(first.get("min_us", first["median_us"]), second.get("min_us", second["median_us"])),
+            "note": "; ".join(x for x in (first.get("note", ""), note) if x)}
 
 
 def _sets(gpu: bool, bytes_io: int) -> int:

@@ -16,6 +16,9 @@ from aka.hardware.devices import lookup
 from aka.spec.result import Comparison, Timing
 
 GRAPH_BELOW_US = 20.0
+TIMING_RULE = "covering-flush-2026-12-04"
+"""Names the rule GpuTimer times by; results timed under another rule must not be mixed with these
+(tools/suite_bench.py refuses to). Change it whenever a change to the timer moves its figures."""
 L2_FLUSH_BYTES = 256 * 1024 * 1024
 """Read (not written) before every timed call: evicts the L2 and leaves it clean, so the timed
 kernel neither hits on stale lines nor pays for writing back the flush's own dirty lines."""

@@ -91,6 +91,10 @@ class EvalJob(OperatorJob):
     mutates: tuple[str, ...] = ()
     time: bool = True
     baselines: tuple[str, ...] = ()
+    interleave: bool = False
+    """Time the candidate and the baselines twice at each shape, in mirrored order (candidate,
+    baselines | baselines reversed, candidate), and report each side's mean: a clock that drifts
+    during the shape (a compute-bound kernel heats the GPU) weighs on every side alike."""
     memory_limit_bytes: int = 16 << 30
     """Address-space limit of the candidate's process on the CPU (never on a GPU)."""
 

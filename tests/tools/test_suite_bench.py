@@ -385,3 +385,65 @@ def test_results_timed_one_way_are_never_mixed_with_another(sb, tmp_path, monkey
     with pytest.raises(SystemExit):
         sb.main()
     assert "would mix them" in capsys.readouterr().err
+
+
+class _Interleaving:
+    """Evaluations that must ask for interleaved baselines; each answers from the queue given."""
+
+    def __init__(self, results):
+        self.results, self.asked = iter(results), []
+
+    def evaluate(self, spec, kernel, options):
+        assert options.interleave and options.baselines is None
+        self.asked.append((Path(kernel).stem, dict(options.methods), tuple(options.shapes)))
+        res = next(self.results)
+        return type("R", (), {"to_dict": lambda self: res})()
+
+
+def test_interleave_sets_every_kernel_against_the_baselines_its_own_evaluation_timed(sb):
+    from aka.spec.load import load_op
+
+    op = ROOT / "suites" / "llm-inference" / "silu_and_mul"
+    sid = load_op(op).shapes[0].id
+    a = _result("accepted", [_timed(sid, 40.0, "events", {"eager": 80.0, "torch.compile": 40.0})])
+    b = _result("accepted", [_timed(sid, 20.0, "events", {"eager": 90.0, "torch.compile": 50.0})])
+    ev = _Interleaving([a, b])
+    entry = sb.bench_op(ev, op, [Path("a.py"), Path("b.py")], interleave=True)
+    ra, rb = entry["kernels"]["a"]["rows"][0], entry["kernels"]["b"]["rows"][0]
+    assert (ra["x_compile"], rb["x_compile"]) == (pytest.approx(1.0), pytest.approx(2.5))   # each its own
+    assert [x[0] for x in ev.asked] == ["a", "b"]
+
+
+def test_interleave_times_a_kernel_again_where_a_baseline_could_not_be_graphed(sb):
+    from aka.spec.load import load_op
+
+    op = ROOT / "suites" / "llm-inference" / "silu_and_mul"
+    sid = load_op(op).shapes[0].id
+    shape = _timed(sid, 3.0, "graph")
+    shape["baselines"] = {"eager": {"median_us": 60.0, "method": "events", "note": ""},
+                          "torch.compile": {"median_us": 6.0, "method": "graph", "note": ""}}
+    again = _result("accepted", [_timed(sid, 30.0, "events", {"eager": 60.0, "torch.compile": 45.0})])
+    ev = _Interleaving([_result("accepted", [shape]), again])
+    [row] = sb.bench_op(ev, op, [Path("k.py")], interleave=True)["kernels"]["k"]["rows"]
+    assert ev.asked[1] == ("k", {sid: "events"}, (sid,))
+    assert row["method"] == "events" and row["x_eager"] == pytest.approx(2.0) and row["x_compile"] == pytest.approx(1.5)
+
+
+@pytest.mark.parametrize("stored,flag,why", [
+    ({"interleave": True}, [], "with --interleave"),
+    ({}, ["--interleave"], "without --interleave"),
+    ({"timing_rule": "some-older-rule"}, [], "timed under the rule 'some-older-rule'"),
+    ({"timing_rule": None}, [], "before 2026-12-04"),
+])
+def test_results_measured_another_way_or_under_another_rule_are_never_mixed(sb, tmp_path, monkeypatch, capsys,
+                                                                           stored, flag, why):
+    from aka.evaluate.timing import TIMING_RULE
+
+    out = tmp_path / "r.json"
+    out.write_text(json.dumps({"format": sb.FORMAT, "ops": {"x": {"kernels": {}}}, "method": None,
+                               "timing_rule": TIMING_RULE} | stored))
+    monkeypatch.setattr(sys, "argv", ["suite_bench", str(ROOT / "suites" / "llm-inference"), "--out", str(out), *flag])
+    monkeypatch.setattr("aka.evaluate.evaluator.detect_device", lambda *_: "cuda")
+    with pytest.raises(SystemExit):
+        sb.main()
+    assert why in capsys.readouterr().err

@@ -1,0 +1,32 @@
+"""Interleaved timing of a candidate and its baselines (EvalOptions.interleave): both sides timed
+twice per shape in mirrored order, each reported as the mean of its two medians."""
+
+import pytest
+
+from aka.evaluate.evaluator import EvalOptions
+from aka.evaluate.judge import mirrored
+
+from .conftest import CANDIDATES
+
+
+def test_mirrored_takes_the_mean_the_wider_spread_and_names_both_medians():
+    a = {"median_us": 100.0, "iqr_us": 2.0, "cv": 0.01, "reps": 30, "method": "events", "min_us": 98.0, "note": "x"}
+    b = {"median_us": 110.0, "iqr_us": 5.0, "cv": 0.03, "reps": 30, "method": "events", "min_us": 105.0}
+    m = mirrored(a, b)
+    assert m["median_us"] == pytest.approx(105.0) and m["iqr_us"] == 5.0 and m["cv"] == 0.03
+    assert m["reps"] == 60 and m["min_us"] == 98.0 and m["method"] == "events"
+    assert m["note"] == "x; interleaved: 100 then 110 µs"
+
+
+def test_an_interleaved_evaluation_times_both_sides_twice_at_every_shape(evaluator, fixture_op):
+    shape = fixture_op.run_shapes(True)[0][0].id
+    res = evaluator.evaluate(fixture_op, CANDIDATES / "honest_rmsnorm.py",
+                             EvalOptions(shapes=(shape,), trials=1, baselines=("eager",), interleave=True))
+    assert res.accepted, res.rejections
+    [timed] = [s for s in res.shapes if s.time]
+    assert "interleaved:" in timed.time.note and timed.time.reps == 2 * 3      # bench_cpu: 3 reps a timing
+    assert set(timed.baselines) == {"eager"} and "interleaved:" in timed.baselines["eager"].note
+    plain = evaluator.evaluate(fixture_op, CANDIDATES / "honest_rmsnorm.py",
+                               EvalOptions(shapes=(shape,), trials=1, baselines=("eager",)))
+    [once] = [s for s in plain.shapes if s.time]
+    assert "interleaved" not in (once.time.note or "") and once.time.reps == 3
