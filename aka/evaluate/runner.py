@@ -120,6 +120,8 @@ class Runner:
         self.models = {i: model}                    # one shape at a time keeps memory bounded
         self.kept.clear()
         self.sets.clear()
+        if self.timer is not None:
+            self.timer.forget(i)                    # a new model: its host enqueue time is measured anew
         return {}
 
     def call(self, cmd: dict) -> dict:
@@ -186,7 +188,7 @@ class Runner:
             if cmd.get("proof", True):
                 work = proof.profile_call(calls[0])
                 reply["work"] = {"kernels": work.kernels, "timed_stream": work.timed_stream}
-            timing = self._timer(cmd).bench(calls, method=cmd.get("method"))
+            timing = self._timer(cmd).bench(calls, method=cmd.get("method"), key=i)
         else:
             from aka.evaluate.timing import bench_cpu
 
@@ -199,7 +201,7 @@ class Runner:
         op, i = self._op(), int(cmd["shape"])
         calls = _calls(self.models[i], self._sets(cmd))
         if op.device.type == "cuda":
-            t = self._timer(cmd).bench(calls, method=cmd.get("method"))
+            t = self._timer(cmd).bench(calls, method=cmd.get("method"), key=i)
         else:
             from aka.evaluate.timing import bench_cpu
 

@@ -140,3 +140,17 @@ def test_host_time_before_a_launch_is_not_device_time():
     timing = GpuTimer(reps=30).bench([slow_host], method="events")
     assert timing.median_us < 60.0, timing
     assert "covers" in timing.note
+
+
+def test_cover_passes_are_measured_once_per_key_and_anew_once_forgotten():
+    from aka.evaluate.timing import GpuTimer
+
+    timer = object.__new__(GpuTimer)               # no GPU here: only the bookkeeping is under test
+    timer._cover, timer._flush_us = {}, 64.0
+    hosts = iter([100.0, 300.0, 50.0])
+    timer.host_us = lambda calls: next(hosts)
+    assert timer.cover_passes([], key=3) == (3, 100.0)         # 1.5 x 100 + 20 = 170 µs: 3 passes of 64
+    assert timer.cover_passes([], key=3) == (3, 100.0)         # the comparison's next round: reused
+    timer.forget(3)                                            # the runner built a new model there
+    assert timer.cover_passes([], key=3) == (8, 300.0)
+    assert timer.cover_passes([]) == (2, 50.0)                 # no key: measured every time
