@@ -156,8 +156,9 @@ def render(docs: list[dict]) -> str:
     return "\n".join(lines)
 
 
-STEPS = ("setup", "batch", "evaluate", "accept", "profile", "propose", "retrieve")
-"""Loop steps tabulated (`batch`: a --parallel batch's evaluations side by side)."""
+STEPS = ("setup", "batch", "evaluate", "accept", "profile", "propose", "retrieve", "confirm")
+"""Loop steps tabulated (`batch`: a --parallel batch's evaluations side by side; `confirm`: the best
+kernel's end-of-session evaluation with its baselines interleaved, after the search)."""
 PHASES = ("judge-spawn", "judge-operator", "load", "build", "call-first", "call", "judge-reference",
           "judge-handover", "judge-compare", "time", "batch", "judge-baselines", "judge-close", "judge-gpu-wait")
 """Evaluation phases tabulated (`judge-gpu-wait`, inside the others: waiting for the GPU lock beside a batch)."""

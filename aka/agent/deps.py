@@ -53,6 +53,14 @@ class Store(Protocol):
         """Copy the winning candidate and its evaluation to `best/`."""
         ...
 
+    def put_confirmed(self, version: str, result: EvalResult) -> None:
+        """The end-of-session evaluation of the best kernel, its baselines interleaved (beside
+        `best/` too when VERSION is the best)."""
+        ...
+
+    def get_confirmed(self, version: str) -> EvalResult | None:
+        ...
+
 
 class Hooks(Protocol):
     """Subscribers to the loop's events (journal, progress line, live inspector)."""

@@ -342,7 +342,25 @@ def dropout(state: AgentState, deps: Deps) -> dict[str, Any]:
             "avoid_families": avoid, "events": ["dropout"]}
 
 
+def confirm(state: AgentState, deps: Deps) -> None:
+    """The best kernel evaluated once more with its baselines interleaved beside it (on a GPU, when
+    the evaluator can): the report's figures. Once per session: a resumed finish does not repeat it."""
+    version, run = state.get("incumbent"), getattr(deps.evaluator, "confirm", None)
+    if not version or run is None or not deps.config.confirm or deps.evaluator.interpreter:
+        return
+    if deps.store.get_confirmed(version) is not None:
+        return
+    cand, path = deps.store.candidate(version)
+    result = run(deps.spec, cand, path)
+    deps.store.put_confirmed(version, result)
+    deps.hooks.emit("confirm", {"version": version, "status": result.status.value,
+                                "rejections": [str(r) for r in result.rejections][:3],
+                                "times_us": screen.times(result), "speedup": _speedups(result),
+                                "wall_s": result.wall_s})
+
+
 def finish(state: AgentState, deps: Deps) -> dict[str, Any]:
+    confirm(state, deps)
     if not reads_profile(deps):                           # the profile deferred while searching
         profile(state, deps, final=True)
     deps.hooks.emit("stop", {"reason": state.get("stop_reason", ""), "incumbent": state.get("incumbent"),

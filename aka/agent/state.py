@@ -46,6 +46,9 @@ class LoopConfig:
     parallel: int = 1
     """Candidates proposed and evaluated at once (a batch; the tuner only): the batch's fastest by
     its evaluation times alone goes on to the interleaved comparison."""
+    confirm: bool = True
+    """At the end, evaluate the best kernel once more with its baselines timed beside it,
+    interleaved, at every shape (on a GPU; the report's figures come from it)."""
     strategy: str = "greedy"
     """'greedy' (the measure-revise loop) or 'map-elites' (the quality-diversity archive)."""
     search: dict[str, Any] = field(default_factory=dict)

@@ -64,6 +64,9 @@ def optimize_command(
                                       "batch's fastest is compared with the incumbent."),
     profile: bool = typer.Option(True, "--profile/--no-profile",
                                  help="Profile each new incumbent with the platform's profiler (GPU)."),
+    confirm: bool = typer.Option(True, "--confirm/--no-confirm",
+                                 help="At the end, evaluate the best kernel once more with its baselines timed "
+                                      "beside it, interleaved, at every shape (GPU); the report's figures."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON document instead of tables."),
 ) -> None:
     """Optimize OP: exit 0 when the session ends with a correct, honest kernel, 1 when it found none,
@@ -91,7 +94,7 @@ def optimize_command(
         config = LoopConfig(iterations=iterations or LoopConfig.iterations, time_limit_min=time_limit, target_sol=target_sol, stall=stall,
                             max_dropouts=max_dropouts, seed=seed, shapes=tuple(shape or ()),
                             max_cost_usd=max_cost, max_tokens=max_tokens, strategy=strategy, search=search,
-                            parallel=parallel)
+                            parallel=parallel, confirm=confirm)
         req = OptimizeRequest(op=str(op) if op else "", config=config, sessions_dir=sessions_dir, resume=resume,
                               device=device, kb=kb, kb_dir=kb_dir, embedder=embedder, kernel_roots=tuple(kernels or ()), reps=reps,
                               timeout_s=eval_timeout, model=model, api_base=api_base, llm_timeout_s=llm_timeout,

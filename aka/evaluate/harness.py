@@ -55,6 +55,8 @@ class Evaluator(Protocol):
     # GPU); the loop passes a proposer's `upcoming(ctx)` as a callable where both exist.
     # Optional: `evaluate_many(spec, items) -> Iterator[(index, EvalResult)]` evaluates several
     # candidates at once, yielding each result as it is ready (`aka optimize --parallel`).
+    # Optional: `confirm(spec, candidate, path) -> EvalResult` evaluates the session's best once
+    # more with its baselines timed beside it, interleaved, at every shape (the report's figures).
 
 
 class HarnessEvaluator:
@@ -170,6 +172,18 @@ class HarnessEvaluator:
     def evaluate(self, spec: OpSpec, candidate: Candidate, path: Path) -> EvalResult:
         result = self.judge.evaluate(spec, path, replace(self.options, baselines=()), shipped=candidate.shipped)
         return self._finish(spec, result)
+
+    def confirm(self, spec: OpSpec, candidate: Candidate, path: Path) -> EvalResult:
+        """The session's best kernel evaluated once more, all checks again, its baselines timed by
+        this evaluation beside it at every shape, twice in mirrored order (`EvalOptions.interleave`):
+        its speedups no longer rest on baselines timed minutes earlier, when the GPU's clock may
+        have stood elsewhere."""
+        options = replace(self.options, baselines=None, interleave=True,
+                          gpu_lock=self._lock_path() if self.side_judges else "")
+        result = self.judge.evaluate(spec, path, options, shipped=candidate.shipped)
+        if result.status in (EvalStatus.CRASH, EvalStatus.TIMEOUT) and not self.interpreter:
+            self.gpu_check()
+        return result
 
     def _finish(self, spec: OpSpec, result: EvalResult) -> EvalResult:
         """After the judge: a vanished GPU raised, the device noted, the cached baselines filled in

@@ -14,8 +14,8 @@ from aka.replay import archive
 from aka.replay import calls as llm_calls
 from aka.replay.load import SessionView
 
-KINDS = ("config", "setup", "profile", "retrieve", "select", "propose", "batch", "evaluate", "accept", "reflect",
-         "archive", "decide", "dropout", "migrate", "prompt", "stop", "resume", "error")
+KINDS = ("config", "setup", "profile", "retrieve", "select", "propose", "batch", "evaluate", "confirm", "accept",
+         "reflect", "archive", "decide", "dropout", "migrate", "prompt", "stop", "resume", "error")
 STEP_FORMAT = "aka.replay/1"
 
 
@@ -144,6 +144,14 @@ def _evaluate(d, v):
             + (f": {why}" if why else "") + (f" in {d['wall_s']:.1f} s" if d.get("wall_s") else ""))
 
 
+def _confirm(d, v):
+    sp = [x.get("torch.compile") for x in (d.get("speedup") or {}).values() if isinstance(x, dict)]
+    sp = [x for x in sp if isinstance(x, (int, float))]
+    return (f"{v} evaluated again at the end, baselines interleaved: {d.get('status', '?')}"
+            + (f", {min(sp):.2f}–{max(sp):.2f}× torch.compile" if sp else "")
+            + (f": {_line(d['rejections'][0])}" if d.get("rejections") else ""))
+
+
 def _accept(d, v):
     what = "promoted to incumbent" if d.get("promote") else "not promoted"
     return f"{v} {what}: {_line(d.get('reason', ''))}"
@@ -216,7 +224,7 @@ def _prompt(d, _v):
 
 
 _TITLES = {"config": _config, "setup": _setup, "profile": _profile, "retrieve": _retrieve, "propose": _propose,
-           "evaluate": _evaluate, "accept": _accept, "reflect": _reflect, "decide": _decide,
+           "evaluate": _evaluate, "confirm": _confirm, "accept": _accept, "reflect": _reflect, "decide": _decide,
            "dropout": _dropout, "stop": _stop, "resume": _resume, "error": _error, "select": _select,
            "archive": _archive, "migrate": _migrate, "prompt": _prompt, "batch": _batch}
 

@@ -8,7 +8,8 @@
                           decision.json, profile.txt / profile.json
     memory/mNNN.json      memory records (masked ones marked, never deleted)
     llm/NNNN.json         every model request and reply with tokens, cost and latency (LLM proposer)
-    best/                 the winning kernel: candidate.py, candidate.json, eval.json
+    best/                 the winning kernel: candidate.py, candidate.json, eval.json (and
+                          confirmed.json: its end-of-session evaluation, baselines interleaved)
     report.md             written when the run stops
 
 Every JSON file is written to a temporary name and renamed into place, so a crash leaves the old
@@ -169,6 +170,17 @@ class SessionFolder:
         f = self._dir(version) / "eval.json"
         return EvalResult.from_dict(read_json(f)) if f.is_file() else None
 
+    def put_confirmed(self, version: str, result: EvalResult) -> None:
+        rel = replace(result, candidate=self._relative(result.candidate),
+                      rejections=[replace(r, file=self._relative(r.file)) for r in result.rejections])
+        write_json(self._dir(version) / "confirmed.json", rel.to_dict())
+        if self.best_version() == version:
+            shutil.copy2(self._dir(version) / "confirmed.json", self.root / "best" / "confirmed.json")
+
+    def get_confirmed(self, version: str) -> EvalResult | None:
+        f = self._dir(version) / "confirmed.json"
+        return EvalResult.from_dict(read_json(f)) if f.is_file() else None
+
     def put_decision(self, version: str, decision: Decision) -> None:
         write_json(self._dir(version) / "decision.json", decision.to_dict())
 
@@ -193,7 +205,7 @@ class SessionFolder:
         tmp = self.root / ".best.tmp"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
-        for name in ("candidate.py", "candidate.json", "eval.json", "decision.json"):
+        for name in ("candidate.py", "candidate.json", "eval.json", "decision.json", "confirmed.json"):
             src = self._dir(version) / name
             if src.is_file():
                 shutil.copy2(src, tmp / name)

@@ -20,6 +20,8 @@ def summarize(folder: SessionFolder, spec: OpSpec) -> dict[str, Any]:
     events = read_events(folder.journal_path)
     best = folder.best_version()
     result = folder.get_eval(best) if best else None
+    confirmed = folder.get_confirmed(best) if best else None
+    figures = confirmed if confirmed is not None and confirmed.accepted else result
     stop = next((e.data for e in reversed(events.events) if e.kind == "stop"), {})
     evaluated = [e.data for e in events.events if e.kind == "evaluate"]
     accepts = [e.data for e in events.events if e.kind == "accept"]
@@ -33,7 +35,10 @@ def summarize(folder: SessionFolder, spec: OpSpec) -> dict[str, Any]:
         "promoted": [a["version"] for a in accepts if a.get("promote")],
         "dropouts": [{"number": d["number"], "masked": d["masked"]} for d in dropouts],
         "mode": result.mode if result else None,
-        "shapes": _shape_rows(result, spec) if result else [],
+        "shapes": _shape_rows(figures, spec) if figures else [],
+        "figures": ("confirmed" if figures is confirmed else "search") if figures else None,
+        "confirmed": {"status": confirmed.status.value, "rejections": [str(r) for r in confirmed.rejections][:3]}
+        if confirmed is not None else None,
         "journal_dropped": events.dropped,
         "unseen_shapes": _unseen_rule(events.events, best),
     }
@@ -98,6 +103,7 @@ def write_report(folder: SessionFolder, spec: OpSpec) -> dict[str, Any]:
     if s["mode"] == "cpu-interpreter":
         lines += ["Times below are **CPU wall times through Triton's interpreter**: they rank candidates and "
                   "say nothing about GPU performance. No speedup or speed-of-light is reported.", ""]
+    lines += _figures_note(s)
     if s["shapes"]:
         lines += _table(s)
     lines += ["", "## Trajectory", ""]
@@ -113,6 +119,24 @@ def write_report(folder: SessionFolder, spec: OpSpec) -> dict[str, Any]:
     lines += _plots(folder, spec, s, history)
     write_text(folder.root / "report.md", "\n".join(lines) + "\n")
     return s
+
+
+def _figures_note(s: dict[str, Any]) -> list[str]:
+    """Where the table's figures come from: the end-of-session evaluation with its baselines
+    interleaved, or the search's evaluation against baselines timed when the session began."""
+    if s["best"] is None or s["mode"] != "gpu":
+        return []
+    c = s.get("confirmed")
+    if c and c["status"] == "accepted":
+        return ["Figures: the best kernel evaluated once more when the session ended, all checks again, its "
+                "baselines timed beside it at every shape, twice in mirrored order (each time the mean of the "
+                "two).", ""]
+    if c:
+        why = "; ".join(c["rejections"]) or "no reason given"
+        return [f"**The best kernel's end-of-session evaluation was {c['status']}** ({why}). Figures: its "
+                "evaluation during the search, against baselines timed when the session began.", ""]
+    return ["Figures: the best kernel's evaluation during the search, against baselines timed when the session "
+            "began (no end-of-session evaluation: `--no-confirm`, or the session did not end).", ""]
 
 
 def _table(s: dict[str, Any]) -> list[str]:

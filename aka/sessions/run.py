@@ -83,6 +83,10 @@ class Progress:
                        + (" (recovered from disk)" if data.get("recovered") else "")
                        + (f": {data['rejections'][0]}" if data.get("rejections") else "")
                        + _geomeans(data.get("speedup") or {}))
+        elif kind == "confirm":
+            self._line(f"[{data['version']}] the best, evaluated again with its baselines interleaved: "
+                       f"{data['status']}" + (f": {data['rejections'][0]}" if data.get("rejections") else "")
+                       + _geomeans(data.get("speedup") or {}))
         elif kind == "accept":
             if data["promote"]:
                 self.incumbent = data["version"]

@@ -30,3 +30,18 @@ def test_an_interleaved_evaluation_times_both_sides_twice_at_every_shape(evaluat
                                EvalOptions(shapes=(shape,), trials=1, baselines=("eager",)))
     [once] = [s for s in plain.shapes if s.time]
     assert "interleaved" not in (once.time.note or "") and once.time.reps == 3
+
+
+def test_the_harness_confirms_a_best_kernel_with_its_own_interleaved_baselines(evaluator, fixture_op):
+    from aka.evaluate.harness import HarnessEvaluator
+    from aka.spec.candidate import Candidate
+
+    path = CANDIDATES / "honest_rmsnorm.py"
+    cand = Candidate(source=path.read_text(), origin="user", name="honest")
+    harness = HarnessEvaluator(evaluator, EvalOptions(trials=1, baselines=()))
+    searched = harness.evaluate(fixture_op, cand, path)
+    confirmed = harness.confirm(fixture_op, cand, path)
+    assert searched.accepted and confirmed.accepted
+    timed = [s for s in confirmed.shapes if s.time]
+    assert timed and all("interleaved:" in s.time.note and s.baselines for s in timed)
+    assert all("interleaved" not in (s.time.note or "") for s in searched.shapes if s.time)
