@@ -196,7 +196,7 @@ def retime(ev: Any, spec: Any, kernel: Path, table: BaselineTable, rows: list[di
         return None
     try:
         res = ev.evaluate(spec, kernel, EvalOptions(shapes=tuple(need), baselines=(), methods=need,
-                                                    timeout_s=timeout_s)).to_dict()
+                                                    timeout_s=timeout_s), shipped=True).to_dict()
     except (WorkerError, CandidateError) as exc:
         return f"timing {kernel.stem} again at {sorted(need)} failed: {str(exc)[:300]}"
     if res["status"] != "accepted":
@@ -235,14 +235,14 @@ def bench_interleaved(ev: Any, spec: Any, kernel: Path, timeout_s: float, forced
     from aka.evaluate.evaluator import EvalOptions
 
     res = ev.evaluate(spec, kernel, EvalOptions(baselines=None, interleave=True, timeout_s=timeout_s,
-                                                methods=forced)).to_dict()
+                                                methods=forced), shipped=True).to_dict()
     kentry = own_rows(res, kernel.stem)
     need = {r["shape"]: r[f"{b}_method"] for r in kentry["rows"] for b in BASELINES
             if r.get(f"{b}_method") and r[f"{b}_method"] != r["method"]}
     if res["status"] == "accepted" and need:
         try:
             again = ev.evaluate(spec, kernel, EvalOptions(shapes=tuple(need), baselines=None, interleave=True,
-                                                          methods=need, timeout_s=timeout_s)).to_dict()
+                                                          methods=need, timeout_s=timeout_s), shipped=True).to_dict()
         except (WorkerError, CandidateError) as exc:
             kentry["baseline_failure"] = f"timing {kernel.stem} again at {sorted(need)} failed: {str(exc)[:300]}"
             return res, kentry
@@ -277,7 +277,7 @@ def bench_op(ev: Any, op_dir: Path, kernels: list[Path], timeout_s: float = 900,
             continue
         first = not table.data
         opts = EvalOptions(baselines=None if first else (), timeout_s=timeout_s, methods=forced)
-        res = ev.evaluate(spec, k, opts).to_dict()
+        res = ev.evaluate(spec, k, opts, shipped=True).to_dict()
         if first:
             timed = [s for s in res["shapes"] if s.get("baselines")]
             for s in timed:
@@ -350,22 +350,69 @@ def rematch(ev: Any, suite: Path, data: dict, ops: set[str], save: Any = lambda:
     return changed
 
 
+class Ahead:
+    """Compiles operators' kernels in the background (`aka.evaluate.warm`, the tuner's machinery)
+    before their turn: while one operator is measured, the next one's kernels compile on the
+    host's spare cores into the pool's shared cache of shipped kernels, which the reference kernels'
+    evaluations (shipped: they are aka's own code) start from. GPU only; a kernel not compiled in
+    time compiles itself, as it would have anyway."""
+
+    def __init__(self, ev: Any, suite: Path, enabled: bool = True):
+        self.ev, self.suite = ev, suite
+        self.enabled = enabled and not getattr(ev, "interpreter", True)
+        self.warmers: dict[str, Any] = {}
+
+    def start(self, ops: list[tuple[str, list[Path]]]) -> None:
+        """Begin compiling each of OPS not begun yet (one warmer per operator: its spec and shapes)."""
+        if not self.enabled:
+            return
+        from aka.evaluate import kernel_cache
+        from aka.evaluate.evaluator import EvalOptions
+        from aka.evaluate.warm import KernelWarmer
+        from aka.spec.candidate import Candidate
+        from aka.spec.load import load_op
+
+        for op, files in ops:
+            if op in self.warmers:
+                continue
+            spec = load_op(self.suite / op)
+            dtype, rows, _ = self.ev.plan(spec, EvalOptions())
+            warmer = KernelWarmer(self.ev.pool.root() / kernel_cache.SHIPPED)
+            warmer.submit(spec.to_dict(), dtype, [r["params"] for r in rows],
+                          [Candidate(source=f.read_text(), origin="tuner", name=f"{op}/{f.stem}") for f in files])
+            self.warmers[op] = warmer
+
+    def done(self, op: str) -> None:
+        if op in self.warmers:
+            self.warmers.pop(op).close()
+
+    def close(self) -> None:
+        for op in list(self.warmers):
+            self.done(op)
+
+
 def measure(ev: Any, kernels: dict[str, list[Path]], suite: Path, data: dict, wanted: set[str], save: Any,
             args: argparse.Namespace) -> None:
-    """Bench each operator not measured yet (or named with --redo), saving after each one."""
+    """Bench each operator not measured yet (or named with --redo), saving after each one; the
+    next operator's kernels compile ahead meanwhile (`Ahead`)."""
     start = time.monotonic()
-    for op, files in kernels.items():
-        done = op in data["ops"] and not (args.redo and op in wanted)
-        if (wanted and op not in wanted) or done or not files:
-            continue
-        if time.monotonic() - start > args.stop_after_s:
-            print(f"stopping before {op}: --stop-after-s {args.stop_after_s:g} reached", flush=True)
-            break
-        data["ops"][op] = bench_op(ev, suite / op, files, method=getattr(args, "method", None),
-                                   interleave=getattr(args, "interleave", False))
-        data["ops"][op]["measured_at"] = _stamp()
-        data["ops"][op]["label"] = args.label
-        save()
+    todo = [(op, files) for op, files in kernels.items()
+            if files and (not wanted or op in wanted) and not (op in data["ops"] and not (args.redo and op in wanted))]
+    ahead = Ahead(ev, suite, enabled=getattr(args, "warm", True))
+    try:
+        for i, (op, files) in enumerate(todo):
+            if time.monotonic() - start > args.stop_after_s:
+                print(f"stopping before {op}: --stop-after-s {args.stop_after_s:g} reached", flush=True)
+                break
+            ahead.start(todo[i:i + 2])
+            data["ops"][op] = bench_op(ev, suite / op, files, method=getattr(args, "method", None),
+                                       interleave=getattr(args, "interleave", False))
+            ahead.done(op)
+            data["ops"][op]["measured_at"] = _stamp()
+            data["ops"][op]["label"] = args.label
+            save()
+    finally:
+        ahead.close()
 
 
 def add_kernels(ev: Any, kernels: dict[str, list[Path]], suite: Path, data: dict, names: set[str], save: Any,
@@ -567,6 +614,8 @@ def main() -> int:
                     help="every kernel times its own baselines at every shape, twice in mirrored order "
                          "(kernel, baselines | baselines, kernel): a clock that drifts weighs on both sides; "
                          "recorded in --out, which must not hold results measured without it")
+    ap.add_argument("--no-warm", dest="warm", action="store_false",
+                    help="do not compile the next operator's kernels ahead on spare cores while one is measured")
     args = ap.parse_args()
     if args.render:
         data = load(args.render)

@@ -141,7 +141,7 @@ class _FakeEvaluator:
     def __init__(self, results):
         self.results, self.asked = iter(results), []
 
-    def evaluate(self, spec, kernel, options):
+    def evaluate(self, spec, kernel, options, shipped=False):
         res = next(self.results)
         return type("R", (), {"to_dict": lambda self: res})()
 
@@ -244,9 +244,9 @@ class _RetimingEvaluator(_FakeEvaluator):
         super().__init__(results)
         self.us, self.fixed = us, []
 
-    def evaluate(self, spec, kernel, options):
+    def evaluate(self, spec, kernel, options, shipped=False):
         if not options.methods:
-            return super().evaluate(spec, kernel, options)
+            return super().evaluate(spec, kernel, options, shipped)
         self.fixed.append((Path(kernel).name, dict(options.methods), options.baselines))
         res = _result("accepted", [_timed(sid, self.us, m) for sid, m in options.methods.items()])
         return type("R", (), {"to_dict": lambda self: res})()
@@ -295,11 +295,11 @@ def test_a_failed_retime_is_recorded_and_the_mark_stays(sb):
     shape["baselines"] = {"eager": {"median_us": 60.0, "method": "events", "note": ""}}
 
     class _Refusing(_FakeEvaluator):
-        def evaluate(self, spec, kernel, options):
+        def evaluate(self, spec, kernel, options, shipped=False):
             if options.methods:
                 res = _result("wrong", [], ["wrong-output"])
                 return type("R", (), {"to_dict": lambda self: res})()
-            return super().evaluate(spec, kernel, options)
+            return super().evaluate(spec, kernel, options, shipped)
 
     entry = sb.bench_op(_Refusing([_result("accepted", [shape])]), ROOT / "suites" / "llm-inference" / "silu_and_mul",
                         [Path("k.py")])
@@ -354,9 +354,9 @@ class _Recording(_FakeEvaluator):
         super().__init__(results)
         self.methods = []
 
-    def evaluate(self, spec, kernel, options):
+    def evaluate(self, spec, kernel, options, shipped=False):
         self.methods.append(dict(options.methods))
-        return super().evaluate(spec, kernel, options)
+        return super().evaluate(spec, kernel, options, shipped)
 
 
 def test_method_graph_times_every_kernel_by_graph_at_every_shape(sb):
@@ -393,7 +393,7 @@ class _Interleaving:
     def __init__(self, results):
         self.results, self.asked = iter(results), []
 
-    def evaluate(self, spec, kernel, options):
+    def evaluate(self, spec, kernel, options, shipped=False):
         assert options.interleave and options.baselines is None
         self.asked.append((Path(kernel).stem, dict(options.methods), tuple(options.shapes)))
         res = next(self.results)
@@ -447,3 +447,38 @@ def test_results_measured_another_way_or_under_another_rule_are_never_mixed(sb, 
     with pytest.raises(SystemExit):
         sb.main()
     assert why in capsys.readouterr().err
+
+
+def test_the_next_operators_kernels_compile_ahead_while_one_is_measured(sb, monkeypatch, tmp_path):
+    """On a GPU, measure() starts compiling operator k+1's kernels (shipped: the tuner's cache)
+    before measuring operator k, and stops each warmer once its operator is done."""
+    import types
+
+    log = []
+
+    class Warmer:
+        def __init__(self, folder):
+            self.folder = folder
+
+        def submit(self, spec, dtype, shapes, candidates):
+            log.append(("submit", spec["name"], sorted(c.name for c in candidates), all(c.shipped for c in candidates)))
+
+        def close(self):
+            log.append(("close", self.folder.name))
+
+    monkeypatch.setattr("aka.evaluate.warm.KernelWarmer", Warmer)
+    suite = ROOT / "suites" / "llm-inference"
+    kernels = {op: sb.kernels_by_op(suite, ROOT)[op][:1] for op in ("rmsnorm", "softmax", "layernorm")}
+    ev = types.SimpleNamespace(interpreter=False, pool=types.SimpleNamespace(root=lambda: tmp_path),
+                               plan=lambda spec, opts: ("bfloat16", [{"params": s.params} for s in spec.shapes], []))
+    measured = []
+    monkeypatch.setattr(sb, "bench_op", lambda ev, op_dir, files, **kw: measured.append(
+        (op_dir.name, [x[1] for x in log if x[0] == "submit"])) or {"kernels": {}})
+    args = types.SimpleNamespace(redo=False, stop_after_s=float("inf"), label="t", warm=True)
+    sb.measure(ev, kernels, suite, {"ops": {}}, set(), lambda: None, args)
+    assert measured == [("rmsnorm", ["rmsnorm", "softmax"]), ("softmax", ["rmsnorm", "softmax", "layernorm"]),
+                        ("layernorm", ["rmsnorm", "softmax", "layernorm"])]
+    assert all(x[3] for x in log if x[0] == "submit") and sum(x[0] == "close" for x in log) == 3
+    log.clear()
+    sb.measure(ev, kernels, suite, {"ops": {}}, set(), lambda: None, types.SimpleNamespace(**{**vars(args), "warm": False}))
+    assert log == []
