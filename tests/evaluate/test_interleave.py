@@ -45,3 +45,36 @@ def test_the_harness_confirms_a_best_kernel_with_its_own_interleaved_baselines(e
     timed = [s for s in confirmed.shapes if s.time]
     assert timed and all("interleaved:" in s.time.note and s.baselines for s in timed)
     assert all("interleaved" not in (s.time.note or "") for s in searched.shapes if s.time)
+
+
+def test_an_interleaved_second_timing_forged_on_its_own_is_rejected(evaluator, fixture_op, tmp_path):
+    """Honest when first timed, a hundredfold fast when timed again: their mean alone would pass
+    the judge's clock (half the true time); each claim is checked on its own."""
+    from aka.spec.result import EvalStatus
+
+    src = (CANDIDATES / "honest_rmsnorm.py").read_text()
+    clock = '''import sys, time
+_real = time.perf_counter
+
+
+def _clock():
+    f = sys._getframe(1)
+    while f is not None:
+        if f.f_code.co_name == "bench" and f.f_code.co_filename.endswith("runner.py"):
+            return _real() / 100.0
+        f = f.f_back
+    return _real()
+
+
+time.perf_counter = _clock
+'''
+    cand = tmp_path / "second_forged.py"
+    cand.write_text(clock + src)
+    shape = fixture_op.run_shapes(True)[0][0].id
+    opts = EvalOptions(shapes=(shape,), trials=1, baselines=("eager",), interleave=True, review=False)
+    result = evaluator.evaluate(fixture_op, cand, opts)
+    assert result.status is EvalStatus.CHEAT and result.rejections[0].rule == "forged-timing", \
+        [str(r) for r in result.rejections]
+    plain = evaluator.evaluate(fixture_op, cand, EvalOptions(shapes=(shape,), trials=1, baselines=("eager",),
+                                                             review=False))
+    assert plain.accepted                                  # never timed by `bench`: nothing forged
