@@ -27,10 +27,10 @@ COVER_SLACK_US = 20.0
 MAX_FLUSH_PASSES = 32
 """Before each event-timed call the L2 flush reads its buffer as many times as it takes to keep the
 GPU busy for COVER_FACTOR times the host's enqueue time of the call plus COVER_SLACK_US (at most
-MAX_FLUSH_PASSES): the host never leaves the GPU idle between the start and end events. The GPU
-stays busy with memory traffic rather than spinning: on an H200 a compute-heavy kernel right after
-a spin-wait ran up to 10 % slower than right after a memory-bound kernel once the clocks had come
-down from boost (tools/timing_probe.py, docs/benchmarks.md)."""
+MAX_FLUSH_PASSES): the host never leaves the GPU idle between the start and end events. It replaced
+a fixed ~100 µs GPU spin-wait, which hosts slower than that outlasted (a Triton TMA GEMM enqueues in
+160-180 µs on the H200) and which, in one of two probe runs there, left compute-bound GEMMs up to
+10 % slower than right after a memory-bound kernel (tools/timing_probe.py, docs/benchmarks.md)."""
 HOST_PROBE_CYCLES = 2_000_000
 """About 1 ms of GPU spinning while the host's enqueue time of a few calls is measured."""
 
