@@ -121,3 +121,12 @@ def test_a_parallel_tuner_session_evaluates_its_batches_side_by_side(tmp_path):
     phases = [json.loads((s / "candidates" / v / "eval.json").read_text()).get("phases_s", {})
               for v in batch["versions"]]
     assert all("judge-gpu-wait" in p for p in phases)          # each ran beside the others, under the lock
+
+
+def test_no_confirm_is_recorded_in_the_sessions_config(tmp_path):
+    """--no-confirm reaches the loop's config (journaled in session.json; a resumed run keeps it)."""
+    out = aka("optimize", RMSNORM, "--iterations", "1", "--kb", "none", "--no-confirm",
+              "--sessions-dir", tmp_path / "s", "--json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    meta = json.loads((Path(json.loads(out.stdout)["session"]) / "session.json").read_text())
+    assert meta["config"]["confirm"] is False
