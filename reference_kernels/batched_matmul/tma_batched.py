@@ -45,6 +45,9 @@ still 1-6 % behind torch.compile's cuBLAS call. many-small-512x64 ran 8.54 us, a
 events (CV 1.6); the table's 7.91x there is against an events-timed torch.compile of 67.6 us that is
 mostly host overhead (10.1 us by graph replay), and persistent_flat_tiles (5.98 us) and
 batch_grid_axis (6.28 us, both graph replay) are faster.
+It has not been profiled with Nsight Compute at the three shapes where it trails: call 10 of
+docs/benchmarks.md listed batched_matmul, but its budget reached only conv2d_3x3_nhwc, sort_rows and
+linear_bf16.
 """
 
 import torch

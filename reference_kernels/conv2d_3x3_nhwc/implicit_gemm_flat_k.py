@@ -33,9 +33,20 @@ inputs and on ROCm (Triton there has no tf32x3).
 PRECISION defaults to "ieee" here: at this kernel's default tiles the H200 ran it 5-21 % slower
 per shape with "tf32x3" (the suite re-measure of 2026-12-04 against that of 2026-12-02, both
 in docs/results/), so the tensor-core emulation is a point for the tuner to try, not the default.
-Nsight Compute at resnet50-stage4-32x7x7x512, where this kernel is the fastest of the three
-(2026-12-04): 838 us, 25x8 programs of 128 threads, 214 registers, occupancy 10 %, SM 18 %, DRAM
-0.3 %: 200 programs for 132 SMs with one resident per SM, latency-bound on its operand loads.
+Nsight Compute at resnet50-stage4-32x7x7x512 (2026-12-04, `tools/loser_profile.py`,
+docs/results/h200-2026-12-04-losers-2/kernel-patterns/conv2d_3x3_nhwc/resnet50-stage4-32x7x7x512/),
+where this kernel is the fastest of the three and 0.47x torch.compile in the harness (774 us against
+362 us, events): 838 us of device time in one launch of 25x8 programs of 128 threads. With 214
+registers two programs fit on an SM (occupancy 12.5 % possible, 10.3 % achieved), so the 200
+programs fill 0.76 of one wave on the 132 SMs. The summary calls it latency-bound: SM 18.1 % and
+DRAM 0.3 % busy, memory 64.1 % (the L1/shared-memory unit 89 %), L2 hit rate 98.3 %. 57 % of the
+stalls are short_scoreboard, waits on shared-memory (MIO) operations; Nsight reports a 12.0-way bank
+conflict on the average shared load and 79 % excess sectors from uncoalesced global accesses.
+torch.compile generates no convolution kernel: its inductor.log has one Triton kernel that copies
+the weight into [c_out, 3, 3, c_in] order (6.3 us), then calls cuDNN through
+extern_kernels.convolution on a channels-last view of x. In that profile cuDNN ran its TF32 kernel
+(37.4 us, 120 programs of 384 threads, 168 registers) because the profile driver did not yet switch
+TF32 off, so it is not the baseline the harness times (torch.compile with TF32 off, 362 us).
 """
 
 import torch

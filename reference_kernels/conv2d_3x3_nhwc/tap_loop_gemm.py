@@ -27,12 +27,21 @@ block (64, 256, 320); odd channel counts (3 or 33) pay a partly masked last step
 Every tap's dot runs at PRECISION: "tf32x3" (default) emulates the fp32 product on tensor cores
 with three TF32 products of split operands, near fp32 accuracy; "ieee" stays in the space as the
 exact CUDA-core path and is what non-fp32 inputs and ROCm (no tf32x3) get.
-Nsight Compute at resnet50-stage3-32x14x14x256, where this kernel is the fastest of the three
-(2026-12-04): 677 us, one launch of 98x4 programs of 128 threads, 255 registers, occupancy 10 %, SM
-6 % and DRAM 0.3 % busy: the nine taps' operand tiles at 256 channels do not fit in registers and
-the kernel waits on them. (The torch.compile side of that profile ran cuDNN's TF32 kernel, 33.5 us,
-because the profile driver did not yet switch TF32 off; the harness's IEEE float32 baseline is about
-270 us.)
+Nsight Compute at resnet50-stage3-32x14x14x256 (2026-12-04, `tools/loser_profile.py`,
+docs/results/h200-2026-12-04-losers-2/kernel-patterns/conv2d_3x3_nhwc/resnet50-stage3-32x14x14x256/),
+where this kernel is the fastest of the three and 0.40x torch.compile in the harness (676 us against
+273 us, events): 677 us of device time in one launch of 98x4 programs of 128 threads, so the loss is
+in the kernel itself. With 255 registers and 48 KB of shared memory a program, two programs fit on
+an SM (occupancy 12.5 % possible, 10.4 % achieved; 1.48 waves). The summary calls it latency-bound:
+SM 6.1 % and DRAM 0.3 % busy, memory 70.5 % (the L1/shared-memory unit 93 %), L2 hit rate 99.5 %.
+The warps wait on shared-memory (MIO) operations (short_scoreboard, 36 % of the stalls) and on
+global loads (long_scoreboard, 35 %); Nsight reports a 26.5-way bank conflict on the average shared
+load and 78 % excess sectors from uncoalesced global accesses. torch.compile generates no
+convolution kernel: its inductor.log has one Triton kernel that copies the weight into
+[c_out, 3, 3, c_in] order (3.3 us), then calls cuDNN through extern_kernels.convolution on a
+channels-last view of x. In that profile cuDNN ran its TF32 kernel (30.2 us, 98 programs of 384
+threads, 168 registers) because the profile driver did not yet switch TF32 off, so it is not the
+baseline the harness times (torch.compile with TF32 off, 273 us).
 """
 
 import torch

@@ -23,6 +23,10 @@ more accurate than rounding after every op.
 Nsight Compute on the H200 (2026-12-04, docs/results/h200-2026-12-04-losers): at llama3-8b-decode-32
 its (8, 4) grid of 128-thread programs took 3.30 us against torch.compile's 256 flat programs of 256
 threads, 2.40 us: 32 programs leave most SMs idle.
+At llama3-70b-decode-256, the one shape where it is the fastest of the four kernels (4.83 us against
+torch.compile's 4.64 by graph replay, 0.96x;
+docs/results/h200-2026-12-04-suites/kernel-patterns.json), it has not been profiled with Nsight
+Compute yet.
 """
 
 import torch

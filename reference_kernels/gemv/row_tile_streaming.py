@@ -33,6 +33,13 @@ events timing) with the default 4 x 1024, 8 warps: 14336 x 4096 57.3 us, still 0
 (55.0); 4096 x 14336 59.4 (1.16x); 4096 x 4096 21.3 (1.28x); lm head 128256 x 4096 461 (1.42x). It
 is the fastest of the three kernels at the first three shapes, by 2 % or less over row_block, and
 under 1 % behind row_block (457 us) at the lm head.
+The covering-flush probe (2026-12-04, 21:20-21:35 UTC, `tools/timing_probe.py` at 7b74c41;
+docs/results/h200-2026-12-04-timing/cover-rule/p4.json and probe.txt) shows the loss at 14336 x 4096
+is the kernel's, not the timer's: in one process, medians of three rounds at 1980 MHz, 57.63 us
+against torch.compile's 54.51 with the flush covering the host's enqueue (events), 55.72 against
+52.72 by graph replay, and 57.97 and 57.73 against 54.78 and 54.40 with one flush pass or the old
+100 us spin: about 0.95x every way (eager 64.06 us). Neither this kernel nor row_block has been
+profiled with Nsight Compute at that shape yet.
 The arrival counters live on the module instance, one buffer per device, and every launch leaves
 them at zero; two launches of the same instance running at once on different streams would share
 them, so one instance serves one stream at a time.

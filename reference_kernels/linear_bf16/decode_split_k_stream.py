@@ -39,10 +39,18 @@ Decode: o_proj-decode-1 13.5 µs (graph, 0.99x; split_k is faster, 12.7), qkv-de
 0.90x), up-decode-32 34.0 (events, 0.96x), down-decode-256 50.1 (events, 0.97x), the last three the
 fastest of the four kernels. Prefill: 0.82-0.90x (213, 1519, 754 and 1721 µs), behind
 tma_persistent_flat at each.
-Nsight Compute at qkv-decode-32 (2026-12-04): 18.8 us on the device against cuBLAS's 17.6 us (nvjet
-64x32, 96 programs of 384 threads); both move 52.9 MB, ours at 58 % of DRAM bandwidth with 192
-programs of 128 threads, occupancy 9.4 % (limited by shared memory), stalls short_scoreboard 28 % and
-wait 28 %; cuBLAS reaches 63 %. The remaining gap is a few per cent of bandwidth.
+Nsight Compute at qkv-decode-32 (2026-12-04, `tools/loser_profile.py`,
+docs/results/h200-2026-12-04-losers-2/llm-inference/linear_bf16/llama3-8b-qkv-decode-32/): 18.8 us
+on the device against cuBLAS's 17.6 us (nvjet 64x32, 96 programs of 384 threads, 168 registers);
+both move 52.9 MB, ours at 58 % of DRAM bandwidth with 192 programs of 128 threads, 36 registers,
+occupancy 9.4 % (limited by shared memory), stalls short_scoreboard 28 % and wait 28 %; cuBLAS
+reaches 63 %. The summary reads ours as latency-bound (DRAM just under its 60 % mark, SM 15.7 %) and
+cuBLAS as memory-bound (SM 10.0 %, 64 % of its stalls long_scoreboard). torch.compile generates no
+kernel of its own here: its inductor.log is one extern_kernels.mm call. The remaining gap is a few
+per cent of bandwidth. Not yet profiled with Nsight Compute at down-decode-256 (0.97x) or
+up-decode-32 (0.96x), the other two shapes where it is the fastest kernel and still behind
+torch.compile; the down-decode-256 profile in docs/results/h200-2026-12-04-losers is of
+tiled_grouped.
 """
 
 import functools

@@ -50,13 +50,23 @@ torch.compile: o_proj-prefill-4k 203 us (0.89x), gate_up-prefill-4k 1400 (0.93x)
 70b-tp8-down-prefill-8k 666 (0.93x), 70b-o_proj-prefill-8k 1549 (1.00x; tiled_grouped 268, 1896, 930
 and 2324 us). The m <= 64 decode shapes take the pointer-load kernel and lose: 34.7, 37.2 and 44.1
 us (0.42-0.74x); down-decode-256 (m = 256, TMA path) took 73.3 us (0.66x).
-Nsight Compute on the H200 (2026-12-04, `tools/loser_profile.py`, docs/results/h200-2026-12-04-losers-2):
-on the device this kernel is level with cuBLAS. At 70b-tp8-down-prefill-8k it ran 621 us against
-cuBLAS's 626 us (nvjet 320x128 cooperative), at o_proj-prefill-4k 182 us against 179 us; SM 88-90 %
+Nsight Compute on the H200 (2026-12-04, `tools/loser_profile.py`,
+docs/results/h200-2026-12-04-losers-2/llm-inference/linear_bf16/): on the device this kernel is
+level with cuBLAS. At 70b-tp8-down-prefill-8k it ran 621 us against cuBLAS's 626 us (nvjet 320x128
+cooperative), at o_proj-prefill-4k 182 us against 179 us (nvjet 256x128 cooperative); SM 88-90 %
 busy (cuBLAS 90 %), 164 registers, occupancy 12.5 % (register-limited), top stalls barrier 26-27 %
-and long_scoreboard 23-25 %. The harness's events times (666 and 203 us) are 45 and 21 us longer than
-the kernel: the loss is outside the device time, not in the GEMM (where it goes was not measured; the
-host side of each call outlasting the timer's 100 us hold is the likely reading).
+and long_scoreboard 23-25 %. The summary calls both sides compute-bound. cuBLAS also runs 132
+programs, of 384 threads with 168 registers (occupancy 14.6-14.8 %), and moves fewer DRAM bytes per
+call (671 against our 756 MB at 70b-tp8-down, 178 against 213 MB at o_proj). torch.compile generates
+no kernel of its own here: its inductor.log at o_proj-prefill-4k is one extern_kernels.mm call. The
+harness's events times (666 and 203 us) are 45 and 21 us longer than the kernel: the loss is outside
+the device time, not in the GEMM. The covering-flush probe (2026-12-04,
+docs/results/h200-2026-12-04-timing/cover-rule/p1.json, one process) measured the host's enqueue of
+one call at o_proj-prefill-4k at 207 us for this kernel against 103 us for torch.compile, longer
+than the old rule's hold (a 64 us flush pass and a 100 us spin); with the enqueue covered it timed
+192.2 us against torch.compile's 188.9 (events) and 186.5 against 194.5 (graph replay), medians of
+three rounds over which the SM clock fell from 1980 MHz to 1650-1920. This kernel has not been
+profiled with Nsight Compute at gate_up-prefill-4k (0.93x) yet.
 """
 
 import torch

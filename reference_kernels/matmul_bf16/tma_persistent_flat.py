@@ -46,6 +46,9 @@ timing): the fastest of the six kernels at the four prefill shapes but still bel
 cuBLAS call: square-8192 1524 us (0.93x), square-4096 197 (0.91x), mlp-up 655 (0.98x), mlp-down 649
 (0.93x); flattening gained 5-9 % over tma_persistent (1625/207/715/680 us). skinny-64x8192x8192 (m =
 64, pointer-load path) took 68.6 us, 0.54x; decode_split_k_stream (35.7 us) is the kernel for it.
+It has not been profiled with Nsight Compute at the four prefill shapes yet: call 10 of
+docs/benchmarks.md listed matmul_bf16, but its budget reached only conv2d_3x3_nhwc, sort_rows and
+linear_bf16.
 """
 
 import torch

@@ -30,6 +30,10 @@ The dot runs at PRECISION: "tf32x3" (default) puts it on tensor cores as three T
 split operands. The codes -8..7 are exact in TF32, so their remainder is zero and the only extra
 error is the rounding of a's remainder, about 2^-22 of each product; "ieee" stays as the exact
 CUDA-core path, and ROCm (no tf32x3 in its Triton) always uses it.
+Measured by the harness on one H200 (2026-12-04, events timing): at
+llama3-8b-qproj-prefill-512x4096x4096-g128 the fastest of the three kernels, 383 us, but 0.98x
+torch.compile's 374 us (docs/results/h200-2026-12-04-suites/kernel-patterns.json). It has not been
+profiled with Nsight Compute at that shape yet.
 """
 
 import torch

@@ -34,6 +34,8 @@ torch.compile's 7.43, CUDA-graph timing) and 1 x 128256 (4.95 against 4.68), and
 0.94x; torch.compile 7.43), 1 x 128256 4.19 (graph, 1.12x), 65536 x 128 11.2 (graph, 1.98x). So it
 still trails torch.compile at 32 x 128256. An earlier sweep timed the held-out 1000 x 5120 at 7.19
 us and 7 x 30001 at 3.44 (torch.compile 8.19 and 9.44 by graph replay).
+It has not been profiled with Nsight Compute at 32 x 128256 or 16384 x 4096, the two shapes where it
+trails, yet.
 The arrival counters live on the module instance, one buffer per device, and every launch leaves
 them at zero; two launches of the same instance running at once on different streams would share
 them, so one instance serves one stream at a time.

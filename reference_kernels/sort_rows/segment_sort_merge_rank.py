@@ -45,11 +45,30 @@ timing): the fastest of the three kernels at every shape, but short of that goal
 candidates-4096x1024 181 us (0.78x torch.compile's 141; packed_key_bitonic 243) and decode-64x2048
 60.8 us (0.49x torch.compile's 29.7; packed_key_bitonic 104). The short-row shapes stay far ahead:
 router-scores-16k-256 57.9 us (5.89x), experts-64k-64 37.8 us (11.3x).
-Nsight Compute at decode-64x2048 (2026-12-04): 16.7 us of device time in its two launches
-(_sort_segments, then _merge_rank over 64x8 programs) against torch.compile's 29.8 us (radix sort,
-three launches). On the device this kernel is the faster one; the harness's events time (60.8 us
-against 29.7) counts about 44 us that are not kernel time, which is why the table shows a loss (where
-they go was not measured; host-side launch work outlasting the timer's hold is the likely reading).
+Nsight Compute at decode-64x2048 (2026-12-04, `tools/loser_profile.py`,
+docs/results/h200-2026-12-04-losers-2/kernel-patterns/sort_rows/decode-64x2048/): 16.7 us of device
+time in two launches against torch.compile's 29.8 us in three. Ours: _sort_segments 5.3 us (64x8
+programs of one warp, 45 registers), then _merge_rank 11.4 us (64x8 programs of 128 threads, 44
+registers, occupancy 22.8 % of a possible 62.5 %, SM 24.6 % and DRAM 2.0 % busy; the summary calls
+it latency-bound, with 68 % of its stalls long_scoreboard). torch.compile generates no kernel of its
+own here: its inductor.log calls aten.sort.stable, which ran radixSortKVInPlace (25.1 us, 64
+programs of 64 threads, 194 registers, occupancy 3.1 %, SM 4.8 %) and two small elementwise kernels
+(3.0 and 1.8 us). On the device this kernel is the faster one; the harness's events time (60.8 us
+against 29.7) counts about 44 us that are not kernel time, which is why the table shows a loss. The
+covering-flush probe (2026-12-04, 21:20-21:35 UTC, `tools/timing_probe.py` at 7b74c41;
+docs/results/h200-2026-12-04-timing/cover-rule/p3.json and probe.txt) timed it in one process, with
+the flush before each call sized to cover the host's enqueue, at 18.4 us against torch.compile's
+30.2 us (events, medians of three rounds at 1980 MHz: 1.64x), and 15.4 against 23.9 us by graph
+replay. The host takes about 115 us to enqueue one call of this kernel (torch.compile 122 us); one
+64 us flush pass alone left the GPU waiting (43.1 us, torch.compile 62.2), and in that process the
+old rule (a flush pass, then a 100 us spin) just covered it (18.7 us). So the harness's 60.8 us was
+mostly the GPU waiting on the host under the old rule, not the kernel; docs/benchmarks.md ("The GPU
+hold replaced by a covering flush") reads the difference from the probe as the host work that the
+harness's sandboxed worker adds, which the spin no longer covered there. The harness itself has not
+re-timed this shape under the new rule yet. Not yet profiled with Nsight Compute at
+candidates-4096x1024: call 10's budget ran out before that shape
+(docs/results/h200-2026-12-04-losers-2/lp-kp.txt), and the profile of that shape in
+docs/results/h200-2026-12-04-losers is of packed_key_bitonic.
 """
 
 import torch

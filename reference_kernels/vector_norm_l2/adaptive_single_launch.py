@@ -32,6 +32,14 @@ torch.compile's 22.85 at 32 x 128256, where only 32 programs run. It also lost 5
 timed with events (CV 0.83), 0.86x torch.compile's 11.8, where an earlier in-process sweep by graph
 replay had 7.19 against 8.79; 131072 x 128 19.2 us (graph), 343x torch.compile's 6594 us (1.88x
 eager's 36.2). That sweep timed the held-out 1000 x 5120 at 7.19 us and 3 x 30001 at 3.44.
+The covering-flush probe (2026-12-04, 21:20-21:35 UTC, `tools/timing_probe.py` at 7b74c41;
+docs/results/h200-2026-12-04-timing/cover-rule/p7.json and probe.txt) timed it at 32 x 128256
+(vocab-rows-32) in one process, with the flush before each call sized to cover the host's enqueue,
+at 9.44 us against torch.compile's 10.69 (events, medians of three rounds at 1980 MHz: 1.13x) and
+7.16 against 7.41 by graph replay, where the suite table reads 13.70 against 11.76. The host takes
+about 85 us to enqueue one call of this kernel (torch.compile 95); with one flush pass and no hold
+the two read 12.96 and 35.17 us. This kernel has not been profiled with Nsight Compute at
+32 x 128256, 16384 x 4096 or 14336 x 4096 yet.
 The arrival counters live on the module instance, one buffer per device, and every launch leaves
 them at zero; two launches of the same instance running at once on different streams would share
 them, so one instance serves one stream at a time.
