@@ -88,10 +88,28 @@ def probe(spec_path: str, shape: str, kernels: list[str], rounds: int, reps: int
                 row["graph"] = None
                 row["graph_error"] = str(exc)[:200]
             rows[name].append(row)
-    summary = {n: {k: round(statistics.median([x[k] for x in rs if x.get(k) is not None]), 2)
-                   for k in ("events", "events_nohold", "events_spin", "graph", "host")
-                   if any(x.get(k) is not None for x in rs)} for n, rs in rows.items()}
-    return {"op": spec.name, "shape": shape, "rows": rows, "summary": summary}
+    return {"op": spec.name, "shape": shape, "rows": rows, "summary": summarize(rows)}
+
+
+WAYS = ("events", "events_nohold", "events_spin", "graph", "host")
+
+
+def summarize(rows: dict[str, list[dict]]) -> dict[str, dict[str, float]]:
+    """Per side, the median over rounds of each way it was timed (ways it never got are left out)."""
+    return {n: {k: round(statistics.median([x[k] for x in rs if x.get(k) is not None]), 2)
+                for k in WAYS if any(x.get(k) is not None for x in rs)} for n, rs in rows.items()}
+
+
+def table(result: dict) -> str:
+    """The printed table: each side's medians, then its events time and SM clock per round."""
+    lines = [f"{result['op']} {result['shape']}",
+             f"  {'side':28s} {'events':>8s} {'1 pass':>8s} {'spin':>8s} {'graph':>8s} {'host':>6s}  "
+             "events by round (clock MHz)"]
+    for name, s in result["summary"].items():
+        by_round = " ".join(f"{x['events']:.1f}({x['clock_mhz']})" for x in result["rows"][name])
+        lines.append(f"  {name:28s} {s.get('events', 0):8.2f} {s.get('events_nohold', 0):8.2f} "
+                     f"{s.get('events_spin', 0):8.2f} {s.get('graph') or 0:8.2f} {s.get('host', 0):6.1f}  {by_round}")
+    return "\n".join(lines)
 
 
 def main() -> None:
@@ -106,13 +124,7 @@ def main() -> None:
     result = probe(args.op, args.shape, args.kernels, args.rounds, args.reps)
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=1))
-    print(f"{result['op']} {result['shape']}")
-    print(f"  {'side':28s} {'events':>8s} {'1 pass':>8s} {'spin':>8s} {'graph':>8s} {'host':>6s}  "
-          "events by round (clock MHz)")
-    for name, s in result["summary"].items():
-        by_round = " ".join(f"{x['events']:.1f}({x['clock_mhz']})" for x in result["rows"][name])
-        print(f"  {name:28s} {s.get('events', 0):8.2f} {s.get('events_nohold', 0):8.2f} {s.get('events_spin', 0):8.2f} "
-              f"{s.get('graph') or 0:8.2f} {s.get('host', 0):6.1f}  {by_round}")
+    print(table(result))
 
 
 if __name__ == "__main__":
