@@ -60,6 +60,7 @@ def time_breakdown(session: Path) -> dict:
     steps: dict[str, float] = {}
     counts: dict[str, int] = {}
     at: dict[str, list] = {"decide": [], "evaluate": []}
+    parts: dict[str, float] = {}
     last = None
     try:
         lines = (session / "events.jsonl").read_text().splitlines()
@@ -72,6 +73,9 @@ def time_breakdown(session: Path) -> dict:
         except (ValueError, KeyError, TypeError):
             continue
         kind = ev.get("kind", "?")
+        if kind == "propose":                    # where a proposal's time went (journaled since 2026-12-04)
+            for part in ("warm_s", "proposer_s"):
+                parts[part] = parts.get(part, 0.0) + float((ev.get("data") or {}).get(part) or 0.0)
         if last is not None:
             steps[kind] = steps.get(kind, 0.0) + (ts - last).total_seconds()
             counts[kind] = counts.get(kind, 0) + 1
@@ -86,7 +90,8 @@ def time_breakdown(session: Path) -> dict:
               "seconds": round((decides[-1] - decides[0]).total_seconds(), 2)} if len(decides) > 1 else {}
     return {"steps_s": {k: round(v, 2) for k, v in steps.items()}, "step_counts": counts, "steady": steady,
             "evaluations": len(evals), "phases_s": _summed(evals), "kernels_compiled": compiled,
-            "comparisons": len(compared), "compare_phases_s": _summed(compared)}
+            "comparisons": len(compared), "compare_phases_s": _summed(compared),
+            "propose_parts_s": {k: round(v, 3) for k, v in parts.items()}}
 
 
 def _records(session: Path, name: str) -> list[dict]:
@@ -180,6 +185,12 @@ def breakdown_table(docs: list[dict]) -> list[str]:
         other = sum(v for k, v in st.items() if k not in STEPS)
         lines.append(f"| {d['op']} | " + " | ".join(f"{st.get(s, 0):.1f} ({n.get(s, 0)})" for s in STEPS)
                      + f" | {other:.1f} |")
+    split = [d for d in docs if d["time_breakdown"].get("propose_parts_s")]
+    if split:
+        lines += ["", "The propose step's seconds: handing upcoming configurations to the compile-ahead, and the "
+                  "proposer itself:", "", "| op | compile-ahead s | proposer s |", "|---|---|---|"]
+        lines += [f"| {d['op']} | {d['time_breakdown']['propose_parts_s'].get('warm_s', 0):.2f} | "
+                  f"{d['time_breakdown']['propose_parts_s'].get('proposer_s', 0):.2f} |" for d in split]
     lines += ["", "Mean seconds per evaluation, by phase (judge's clock; `call-first` compiles the kernels):", "",
               "| op | evaluations | " + " | ".join(PHASES) + " | total |", "|---|---|" + "---|" * (len(PHASES) + 1)]
     for d in docs:

@@ -7,6 +7,7 @@ repeated, so `--resume` after `kill -9` loses nothing and evaluates nothing twic
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from aka.agent import batch, screen
@@ -135,14 +136,17 @@ def propose(state: AgentState, deps: Deps) -> dict[str, Any]:
     if queue:                                        # the current batch's next member
         return _dequeue(queue, deps)
     ctx = context(state, deps)
+    t0 = time.perf_counter()
     warm_ahead(deps, ctx)
+    warmed = time.perf_counter()
     size = batch.batch_size(state, deps)
     if size <= 1:
-        return record_proposal(deps.proposer.propose(ctx), deps)
+        proposal = deps.proposer.propose(ctx)
+        return record_proposal(proposal, deps, **_clocked(t0, warmed))
     proposals = batch.propose_batch(deps.proposer, ctx, size)
     if len(proposals) <= 1:
-        return record_proposal(proposals[0] if proposals else None, deps)
-    update = record_proposal(proposals[0], deps, batch=len(proposals))
+        return record_proposal(proposals[0] if proposals else None, deps, **_clocked(t0, warmed))
+    update = record_proposal(proposals[0], deps, batch=len(proposals), **_clocked(t0, warmed))
     update["pending"]["batch"] = []                  # its versions, given when the batch is evaluated
     update["queue"] = [batch.pending_of(p) for p in proposals[1:]]
     return update
@@ -157,6 +161,12 @@ def _dequeue(queue: list[dict], deps: Deps) -> dict[str, Any]:
     if "batch" in q:                             # the batch's versions, given when it was evaluated
         update["pending"]["batch"] = q["batch"]
     return {**update, "queue": queue[1:]}
+
+
+def _clocked(t0: float, warmed: float) -> dict[str, float]:
+    """Where a proposal's time went: handing upcoming configurations to the compile-ahead, then the
+    proposer itself (journaled with the proposal)."""
+    return {"warm_s": round(warmed - t0, 3), "proposer_s": round(time.perf_counter() - warmed, 3)}
 
 
 def warm_ahead(deps: Deps, ctx: ProposalContext) -> None:

@@ -75,3 +75,18 @@ def test_a_batched_session_charges_its_batches_and_counts_the_rate_after_the_fir
     assert tb["step_counts"]["batch"] == 2 and 50 < tb["steps_s"]["batch"] < 60     # 36.2 + 20.1 s
     assert tb["steady"]["candidates"] == 4 and 25 < tb["steady"]["seconds"] < 30
     assert tb["evaluations"] == 8 and tb["phases_s"]["judge-gpu-wait"] > 0
+
+
+def test_the_propose_steps_time_is_split_into_compile_ahead_and_proposer(tmp_path):
+    import json
+
+    events = [{"time": "2026-12-04T10:00:00+00:00", "kind": "setup", "data": {}},
+              {"time": "2026-12-04T10:00:03+00:00", "kind": "propose", "data": {"warm_s": 2.5, "proposer_s": 0.25}},
+              {"time": "2026-12-04T10:00:08+00:00", "kind": "evaluate", "data": {}},
+              {"time": "2026-12-04T10:00:09+00:00", "kind": "propose", "data": {"warm_s": 0.5, "proposer_s": 0.25}},
+              {"time": "2026-12-04T10:00:10+00:00", "kind": "propose", "data": {"exhausted": True}}]
+    (tmp_path / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    bench = _bench()
+    tb = bench.time_breakdown(tmp_path)
+    assert tb["propose_parts_s"] == {"warm_s": 3.0, "proposer_s": 0.5}
+    assert "| softmax | 3.00 | 0.50 |" in bench.breakdown_table([{"op": "softmax", "time_breakdown": tb}])
