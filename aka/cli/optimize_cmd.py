@@ -69,8 +69,9 @@ def optimize_command(
                                       "beside it, interleaved, at every shape (GPU); the report's figures."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON document instead of tables."),
 ) -> None:
-    """Optimize OP: exit 0 when the session ends with a correct, honest kernel, 1 when it found none,
-    3 when the model endpoint refuses the key or cannot be reached (the session is resumable)."""
+    """Optimize OP: exit 0 when the session ends with a correct, honest kernel, 1 when it found none
+    (or its best failed the end-of-session evaluation), 3 when the model endpoint refuses the key or
+    cannot be reached (the session is resumable)."""
     from aka.agent.state import LoopConfig
     from aka.cli.optimize_build import run
     from aka.sessions.run import OptimizeRequest
@@ -138,6 +139,10 @@ def _render(outcome) -> None:
         typer.echo("no correct and honest kernel was found")
         return
     typer.echo(f"best: {outcome.best} ({s.get('best_name')}) -> {outcome.session / 'best' / 'candidate.py'}")
+    confirmed = s.get("confirmed") or {}
+    if confirmed and confirmed.get("status") != "accepted":
+        typer.echo(f"but its end-of-session evaluation was {confirmed.get('status')}: "
+                   f"{'; '.join(confirmed.get('rejections') or []) or 'no reason given'} (exit 1)")
     if s.get("mode") == "cpu-interpreter":
         typer.echo("times are CPU-interpreter wall times: they rank candidates, they are not GPU performance")
     for r in s.get("shapes", []):

@@ -65,7 +65,9 @@ class Outcome:
 
     @property
     def ok(self) -> bool:
-        return self.best is not None
+        """A best kernel that, where it was evaluated again at the end, passed again."""
+        confirmed = self.summary.get("confirmed") or {}
+        return self.best is not None and confirmed.get("status", "accepted") == "accepted"
 
 
 class Progress:

@@ -49,7 +49,7 @@ def _kinds(session, kind):
 def test_a_gpu_session_ends_by_evaluating_its_best_again_and_reports_those_figures(tmp_path):
     ev = Confirming(tmp_path / "log")
     out = run(tmp_path / "s", tmp_path / "log", LoopConfig(iterations=4, stall=10), resumed=False, evaluator=ev)
-    assert out.best == "v004" and ev.confirmed == ["d4"]
+    assert out.best == "v004" and ev.confirmed == ["d4"] and out.ok
     [event] = _kinds(out.session, "confirm")
     assert event["version"] == "v004" and event["status"] == "accepted"
     folder = SessionFolder(out.session)
@@ -70,6 +70,7 @@ def test_a_best_kernel_that_fails_its_end_of_session_evaluation_is_reported_as_s
     report = (out.session / "report.md").read_text()
     assert "**The best kernel's end-of-session evaluation was wrong** (wrong-output" in report
     assert "| 5.00 |" in report                                 # the search's figures, said to be so
+    assert out.best == "v004" and not out.ok                    # not a result: `aka optimize` exits 1
 
 
 def test_no_confirmation_when_switched_off_or_on_the_interpreter(tmp_path):
