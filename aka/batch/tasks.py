@@ -170,13 +170,16 @@ def outcome(task: Task, attempts: list[Attempt]) -> tuple[dict[str, Any], dict[s
 
 
 def best_eval(session: Path, best: str | None) -> dict[str, Any] | None:
-    """The best kernel's EvalResult document in an optimize session, or None."""
+    """The best kernel's EvalResult document in an optimize session, or None: its end-of-session
+    evaluation with interleaved baselines where the session made one (the session report's
+    figures; a best kernel that failed it is no real kernel), else its evaluation in the search."""
     if not best:
         return None
     from aka.sessions.folder import SessionFolder
 
     try:
-        result = SessionFolder(session).get_eval(best)
+        folder = SessionFolder(session)
+        result = folder.get_confirmed(best) or folder.get_eval(best)
     except (OSError, ValueError):
         return None
     return result.to_dict() if result else None

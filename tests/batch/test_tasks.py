@@ -40,3 +40,23 @@ def test_outcomes(tmp_path):
     rec, doc = outcome(task, [Attempt(returncode=1, stdout=json.dumps(verdict), slot=slot)])
     assert rec["state"] == "done" and not rec["real_kernel"] and rec["rejections"] == ["wrong-output"]
     assert rec["device"]["uuid"] == "GPU-abc" and rec["device"]["index"] == 0 and doc == verdict
+
+
+def test_an_optimize_sessions_best_is_scored_by_its_end_of_session_evaluation(tmp_path):
+    """The scoreboard takes the best kernel's confirmed evaluation (interleaved baselines) where the
+    session made one, as the session's report does; without one, its evaluation in the search."""
+    from aka.batch.tasks import best_eval
+    from aka.sessions.folder import SessionFolder
+    from aka.spec.candidate import Candidate
+    from aka.spec.result import EvalResult, EvalStatus, Rejection
+
+    folder = SessionFolder.create(tmp_path, "s", {"op": {"name": "x"}})
+    folder.put_candidate("v001", Candidate(source="# k\n", name="k"))
+    folder.put_eval("v001", EvalResult(status=EvalStatus.ACCEPTED, op="x", candidate="c", candidate_sha256="0", mode="gpu", dtype="bfloat16"))
+    folder.put_best("v001")
+    assert best_eval(folder.root, "v001")["status"] == "accepted"
+    folder.put_confirmed("v001", EvalResult(status=EvalStatus.WRONG, op="x", candidate="c", candidate_sha256="0", mode="gpu",
+                                                dtype="bfloat16", rejections=[Rejection("wrong-output", "differs")]))
+    assert best_eval(folder.root, "v001")["status"] == "wrong"
+    assert (folder.root / "best" / "confirmed.json").is_file()
+    assert best_eval(folder.root, None) is None
