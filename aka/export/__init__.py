@@ -71,7 +71,19 @@ def _winner(view: SessionView) -> str:
         raise NothingToExport(f"{view.root}: the winner {best} has no candidate.py in candidates/{best}/")
     if v.eval is None or not v.eval.accepted:
         raise NothingToExport(f"{view.root}: the winner {best} has no accepted evaluation record")
+    confirmed = _confirmed_status(view.root, best)
+    if confirmed not in (None, "accepted"):
+        raise NothingToExport(f"{view.root}/candidates/{best}/confirmed.json: the winner {best} was {confirmed} "
+                              "when evaluated again at the end of the session: nothing to export")
     return best
+
+
+def _confirmed_status(root: Path, version: str) -> str | None:
+    """The status of the winner's end-of-session evaluation, None where the session made none."""
+    from aka.sessions.folder import SessionFolder
+
+    result = SessionFolder(root).get_confirmed(version)
+    return result.status.value if result is not None else None
 
 
 def _spec(view: SessionView) -> OpSpec:

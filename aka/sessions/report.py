@@ -182,6 +182,9 @@ def _plots(folder: SessionFolder, spec: OpSpec, s: dict[str, Any], history: Hist
 
     weights = {x.id: x.weight for x in spec.shapes + spec.cpu_shapes}
     best = folder.get_eval(s["best"]) if s["best"] else None
+    confirmed = folder.get_confirmed(s["best"]) if s["best"] else None
+    if confirmed is not None and confirmed.accepted:
+        best = confirmed                                 # the per-shape plot shows the table's figures
     written, notes = write_plots(folder.root / "plots", read_events(folder.journal_path).events,
                                  folder.get_eval, best, weights, f"{spec.name} ({s['id']})", history)
     out = ["", "## Plots", ""] + [f"![{p.stem}](plots/{p.name})" for p in written]

@@ -96,3 +96,21 @@ def test_export_never_writes_into_the_session(tmp_path):
     shutil.copytree(FIXTURE, session)
     res = export(session, session / "exported")
     assert res.exit_code == 2 and "never writes into the session" in res.output
+
+
+def test_a_winner_that_failed_its_end_of_session_evaluation_is_refused(tmp_path):
+    from aka.sessions.folder import SessionFolder
+    from aka.spec.result import EvalStatus, Rejection
+
+    session = tmp_path / FIXTURE.name
+    shutil.copytree(FIXTURE, session)
+    folder = SessionFolder(session)
+    best = folder.best_version()
+    result = folder.get_eval(best)
+    result.status, result.rejections = EvalStatus.WRONG, [Rejection("wrong-output", "differs at a shape")]
+    folder.put_confirmed(best, result)
+    res = export(session, tmp_path / "out")
+    assert res.exit_code == 1
+    doc = json.loads(res.stdout)
+    assert doc["ok"] is False and "was wrong when evaluated again at the end of the session" in doc["message"]
+    assert not (tmp_path / "out").exists()
