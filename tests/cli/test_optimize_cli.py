@@ -78,7 +78,11 @@ def test_kill_9_then_resume_keeps_every_candidate(tmp_path):
     fresh = [e["data"]["version"] for e in events if e["kind"] == "evaluate" and not e["data"]["recovered"]]
     story = [(e["kind"], {k: e["data"].get(k) for k in ("version", "recovered", "reason", "stop") if k in e["data"]})
              for e in events]                                  # what to look at when this fails
-    assert sorted(set(fresh)) == ["v001", "v002", "v003"] and len(fresh) == len(set(fresh)), (story, out.stderr[-3000:])
+    seen = sorted({e["data"]["version"] for e in events if e["kind"] == "evaluate"})
+    # every candidate judged once: journaled fresh by one run, or stored by the killed run after its
+    # last journaled event and recovered from disk by the resumed one (how far the killed run got
+    # depends on when the kill lands), never evaluated fresh twice
+    assert seen == ["v001", "v002", "v003"] and len(fresh) == len(set(fresh)), (story, out.stderr[-3000:])
     assert any(e["kind"] == "resume" for e in events)
     assert json.loads(out.stdout)["best"] is not None
 
