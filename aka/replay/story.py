@@ -188,7 +188,9 @@ def _stop(d, _v):
 
 
 def _resume(d, _v):
-    return "resumed" + (f" at {', '.join(d['next'])}" if d.get("next") else "") + (f": {d['note']}" if d.get("note") else "")
+    return ("resumed" + (f" at {', '.join(d['next'])}" if d.get("next") else "")
+            + (f" after {', '.join(d['completing'])} (its update was saved)" if d.get("completing") else "")
+            + (f": {d['note']}" if d.get("note") else ""))
 
 
 def _error(d, _v):

@@ -225,10 +225,14 @@ def _invoke(deps: Deps, conn: sqlite3.Connection, thread: str, config: LoopConfi
     run_cfg = {"configurable": {"thread_id": thread}, "recursion_limit": recursion_limit(config.iterations)}
     snapshot = graph.get_state(run_cfg)
     if resumed and snapshot.values:
-        if not snapshot.next:
+        done = [t.name for t in snapshot.tasks if t.result is not None]
+        if not snapshot.next and not snapshot.tasks:
             journal.emit("resume", {"note": "the session had already stopped; nothing to run"})
             return dict(snapshot.values)
-        journal.emit("resume", {"next": list(snapshot.next), "iteration": snapshot.values.get("iteration", 0)})
+        # a node whose update was saved just before the process died shows no `next` but a task with
+        # its result: the run goes on from its routing (it never means the session had stopped)
+        journal.emit("resume", {"next": list(snapshot.next), "iteration": snapshot.values.get("iteration", 0),
+                                **({"completing": done} if done else {})})
         return graph.invoke(None, run_cfg, durability="sync")
     return graph.invoke(initial_state(thread), run_cfg, durability="sync")
 

@@ -82,7 +82,8 @@ def test_kill_9_then_resume_keeps_every_candidate(tmp_path):
     # every candidate judged once: journaled fresh by one run, or stored by the killed run after its
     # last journaled event and recovered from disk by the resumed one (how far the killed run got
     # depends on when the kill lands), never evaluated fresh twice
-    assert seen == ["v001", "v002", "v003"] and len(fresh) == len(set(fresh)), (story, out.stderr[-3000:])
+    assert seen == ["v001", "v002", "v003"] and len(fresh) == len(set(fresh)), \
+        "\n".join(f"{k} {d}" for k, d in story) + "\n" + out.stderr[-3000:]
     assert any(e["kind"] == "resume" for e in events)
     assert json.loads(out.stdout)["best"] is not None
 
