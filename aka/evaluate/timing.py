@@ -29,7 +29,7 @@ MAX_FLUSH_PASSES = 32
 GPU busy for COVER_FACTOR times the host's enqueue time of the call plus COVER_SLACK_US (at most
 MAX_FLUSH_PASSES): the host never leaves the GPU idle between the start and end events. It replaced
 a fixed ~100 µs GPU spin-wait, which hosts slower than that outlasted (a Triton TMA GEMM enqueues in
-160-180 µs on the H200) and which, in one of two probe runs there, left compute-bound GEMMs up to
+90-210 µs on the H200) and which, in one of two probe runs there, left compute-bound GEMMs up to
 15 % slower than right after a memory-bound kernel (tools/timing_probe.py, docs/benchmarks.md)."""
 HOST_PROBE_CYCLES = 2_000_000
 """About 1 ms of GPU spinning while the host's enqueue time of a few calls is measured."""
