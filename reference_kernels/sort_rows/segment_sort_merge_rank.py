@@ -61,11 +61,10 @@ the flush before each call sized to cover the host's enqueue, at 18.4 us against
 30.2 us (events, medians of three rounds at 1980 MHz: 1.64x), and 15.4 against 23.9 us by graph
 replay. The host takes about 115 us to enqueue one call of this kernel (torch.compile 122 us); one
 64 us flush pass alone left the GPU waiting (43.1 us, torch.compile 62.2), and in that process the
-old rule (a flush pass, then a 100 us spin) just covered it (18.7 us). So the harness's 60.8 us was
-mostly the GPU waiting on the host under the old rule, not the kernel; docs/benchmarks.md ("The GPU
-hold replaced by a covering flush") reads the difference from the probe as the host work that the
-harness's sandboxed worker adds, which the spin no longer covered there. The harness itself has not
-re-timed this shape under the new rule yet. Not yet profiled with Nsight Compute at
+old rule (a flush pass, then a 100 us spin) just covered it (18.7 us). So the harness's 60.8 us is
+most likely the GPU waiting on a slower host inside the harness, which the spin no longer covered
+(why the host was slower there was not measured; docs/benchmarks.md, "The GPU hold replaced by a
+covering flush"). The harness itself has not re-timed this shape under the new rule yet. Not yet profiled with Nsight Compute at
 candidates-4096x1024: call 10's budget ran out before that shape
 (docs/results/h200-2026-12-04-losers-2/lp-kp.txt), and the profile of that shape in
 docs/results/h200-2026-12-04-losers is of packed_key_bitonic.
