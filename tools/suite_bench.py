@@ -350,6 +350,11 @@ def rematch(ev: Any, suite: Path, data: dict, ops: set[str], save: Any = lambda:
     return changed
 
 
+def timed_as(args: argparse.Namespace) -> dict[str, Any]:
+    """bench_op's timing options from the command line (--method, --interleave)."""
+    return {"method": getattr(args, "method", None), "interleave": getattr(args, "interleave", False)}
+
+
 class Ahead:
     """Compiles operators' kernels in the background (`aka.evaluate.warm`, the tuner's machinery)
     before their turn: while one operator is measured, the next one's kernels compile on the
@@ -405,8 +410,7 @@ def measure(ev: Any, kernels: dict[str, list[Path]], suite: Path, data: dict, wa
                 print(f"stopping before {op}: --stop-after-s {args.stop_after_s:g} reached", flush=True)
                 break
             ahead.start(todo[i:i + 2])
-            data["ops"][op] = bench_op(ev, suite / op, files, method=getattr(args, "method", None),
-                                       interleave=getattr(args, "interleave", False))
+            data["ops"][op] = bench_op(ev, suite / op, files, **timed_as(args))
             ahead.done(op)
             data["ops"][op]["measured_at"] = _stamp()
             data["ops"][op]["label"] = args.label
@@ -427,13 +431,11 @@ def add_kernels(ev: Any, kernels: dict[str, list[Path]], suite: Path, data: dict
             print(f"stopping before {op}: --stop-after-s {args.stop_after_s:g} reached", flush=True)
             break
         if op not in data["ops"]:
-            entry = bench_op(ev, suite / op, kernels[op], method=getattr(args, "method", None),
-                             interleave=getattr(args, "interleave", False))
+            entry = bench_op(ev, suite / op, kernels[op], **timed_as(args))
             data["ops"][op] = entry | {"measured_at": _stamp(), "label": args.label}
         else:
             files = [by_name[n][1] for n in sorted(names) if n in by_name and by_name[n][0] == op]
-            entry = bench_op(ev, suite / op, files, entry=data["ops"][op], method=getattr(args, "method", None),
-                             interleave=getattr(args, "interleave", False))
+            entry = bench_op(ev, suite / op, files, entry=data["ops"][op], **timed_as(args))
             for f in files:
                 entry["kernels"][f.stem] |= {"measured_at": _stamp(), "label": args.label}
         save()

@@ -140,13 +140,11 @@ def propose(state: AgentState, deps: Deps) -> dict[str, Any]:
     warm_ahead(deps, ctx)
     warmed = time.perf_counter()
     size = batch.batch_size(state, deps)
-    if size <= 1:
-        proposal = deps.proposer.propose(ctx)
-        return record_proposal(proposal, deps, **_clocked(t0, warmed))
-    proposals = batch.propose_batch(deps.proposer, ctx, size)
+    proposals = batch.propose_batch(deps.proposer, ctx, size) if size > 1 else [deps.proposer.propose(ctx)]
+    clocked = _clocked(t0, warmed)
     if len(proposals) <= 1:
-        return record_proposal(proposals[0] if proposals else None, deps, **_clocked(t0, warmed))
-    update = record_proposal(proposals[0], deps, batch=len(proposals), **_clocked(t0, warmed))
+        return record_proposal(proposals[0] if proposals else None, deps, **clocked)
+    update = record_proposal(proposals[0], deps, batch=len(proposals), **clocked)
     update["pending"]["batch"] = []                  # its versions, given when the batch is evaluated
     update["queue"] = [batch.pending_of(p) for p in proposals[1:]]
     return update
@@ -214,12 +212,9 @@ def evaluate(state: AgentState, deps: Deps) -> dict[str, Any]:
         else:
             result = deps.evaluator.evaluate(deps.spec, cand, path)
         deps.store.put_eval(version, result)
-    deps.hooks.emit("evaluate", {"version": version, "candidate": cand.short, "status": result.status.value,
-                                 "recovered": recovered, "mode": result.mode,
-                                 **({"batch": pending["batch"]} if pending.get("batch") else {}),
-                                 "rejections": [str(r) for r in result.rejections][:3],
-                                 "times_us": screen.times(result), "speedup": _speedups(result),
-                                 "wall_s": result.wall_s})
+    deps.hooks.emit("evaluate", {"version": version, "candidate": cand.short, "recovered": recovered,
+                                 "mode": result.mode, **({"batch": pending["batch"]} if pending.get("batch") else {}),
+                                 **_figures(result)})
     trial = Trial(candidate=cand.hash, version=version, family=cand.family or cand.name, params=cand.params,
                   origin=cand.origin, status=result.status.value, times_us=screen.times(result),
                   input_shapes={s.id: s.input_shapes for s in result.shapes if not s.held_out},
@@ -227,6 +222,12 @@ def evaluate(state: AgentState, deps: Deps) -> dict[str, Any]:
     repeat = any(t["version"] == version for t in state.get("trials", []))   # proposed again, not a crash
     return {**update, "trials": [trial.to_dict()], "iteration": state.get("iteration", 0) + 1,
             "last": {"version": version, "status": result.status.value, "repeat": repeat}, "events": ["evaluate"]}
+
+
+def _figures(result: EvalResult) -> dict[str, Any]:
+    """What a journal event says of an evaluation: its verdict, why, and its times and speedups."""
+    return {"status": result.status.value, "rejections": [str(r) for r in result.rejections][:3],
+            "times_us": screen.times(result), "speedup": _speedups(result), "wall_s": result.wall_s}
 
 
 def _speedups(result: EvalResult) -> dict[str, dict[str, float]]:
@@ -363,10 +364,7 @@ def confirm(state: AgentState, deps: Deps) -> None:
     cand, path = deps.store.candidate(version)
     result = run(deps.spec, cand, path)
     deps.store.put_confirmed(version, result)
-    deps.hooks.emit("confirm", {"version": version, "status": result.status.value,
-                                "rejections": [str(r) for r in result.rejections][:3],
-                                "times_us": screen.times(result), "speedup": _speedups(result),
-                                "wall_s": result.wall_s})
+    deps.hooks.emit("confirm", {"version": version, **_figures(result)})
 
 
 def finish(state: AgentState, deps: Deps) -> dict[str, Any]:

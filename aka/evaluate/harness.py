@@ -180,7 +180,10 @@ class HarnessEvaluator:
         have stood elsewhere."""
         options = replace(self.options, baselines=None, interleave=True,
                           gpu_lock=self._lock_path() if self.side_judges else "")
-        result = self.judge.evaluate(spec, path, options, shipped=candidate.shipped)
+        return self._gpu_still_there(self.judge.evaluate(spec, path, options, shipped=candidate.shipped))
+
+    def _gpu_still_there(self, result: EvalResult) -> EvalResult:
+        """RESULT, after a crash or hang on a GPU only once the GPU is known to be still there."""
         if result.status in (EvalStatus.CRASH, EvalStatus.TIMEOUT) and not self.interpreter:
             self.gpu_check()
         return result
@@ -189,8 +192,7 @@ class HarnessEvaluator:
         """After the judge: a vanished GPU raised, the device noted, the cached baselines filled in
         (timed now where missing: the session's pool, holding the GPU lock when evaluations run
         beside it)."""
-        if result.status in (EvalStatus.CRASH, EvalStatus.TIMEOUT) and not self.interpreter:
-            self.gpu_check()
+        self._gpu_still_there(result)
         if result.device:
             self.device = describe_device(result.device)
         if result.accepted and self.options.time:

@@ -155,10 +155,17 @@ class SessionFolder:
         return sorted(d.name for d in (self.root / "candidates").glob("v*") if (d / "candidate.json").is_file())
 
     def put_eval(self, version: str, result: EvalResult) -> None:
+        self._put_result(version, "eval.json", result)
+
+    def _put_result(self, version: str, name: str, result: EvalResult) -> None:
         """Stored with paths relative to the session folder, so the folder can move."""
         rel = replace(result, candidate=self._relative(result.candidate),
                       rejections=[replace(r, file=self._relative(r.file)) for r in result.rejections])
-        write_json(self._dir(version) / "eval.json", rel.to_dict())
+        write_json(self._dir(version) / name, rel.to_dict())
+
+    def _result(self, version: str, name: str) -> EvalResult | None:
+        f = self._dir(version) / name
+        return EvalResult.from_dict(read_json(f)) if f.is_file() else None
 
     def _relative(self, path: str) -> str:
         try:
@@ -167,19 +174,15 @@ class SessionFolder:
             return path
 
     def get_eval(self, version: str) -> EvalResult | None:
-        f = self._dir(version) / "eval.json"
-        return EvalResult.from_dict(read_json(f)) if f.is_file() else None
+        return self._result(version, "eval.json")
 
     def put_confirmed(self, version: str, result: EvalResult) -> None:
-        rel = replace(result, candidate=self._relative(result.candidate),
-                      rejections=[replace(r, file=self._relative(r.file)) for r in result.rejections])
-        write_json(self._dir(version) / "confirmed.json", rel.to_dict())
+        self._put_result(version, "confirmed.json", result)
         if self.best_version() == version:
             shutil.copy2(self._dir(version) / "confirmed.json", self.root / "best" / "confirmed.json")
 
     def get_confirmed(self, version: str) -> EvalResult | None:
-        f = self._dir(version) / "confirmed.json"
-        return EvalResult.from_dict(read_json(f)) if f.is_file() else None
+        return self._result(version, "confirmed.json")
 
     def put_decision(self, version: str, decision: Decision) -> None:
         write_json(self._dir(version) / "decision.json", decision.to_dict())

@@ -21,7 +21,7 @@ def summarize(folder: SessionFolder, spec: OpSpec) -> dict[str, Any]:
     best = folder.best_version()
     result = folder.get_eval(best) if best else None
     confirmed = folder.get_confirmed(best) if best else None
-    figures = confirmed if confirmed is not None and confirmed.accepted else result
+    figures = _figures_of(result, confirmed)
     stop = next((e.data for e in reversed(events.events) if e.kind == "stop"), {})
     evaluated = [e.data for e in events.events if e.kind == "evaluate"]
     accepts = [e.data for e in events.events if e.kind == "accept"]
@@ -42,6 +42,12 @@ def summarize(folder: SessionFolder, spec: OpSpec) -> dict[str, Any]:
         "journal_dropped": events.dropped,
         "unseen_shapes": _unseen_rule(events.events, best),
     }
+
+
+def _figures_of(result: EvalResult | None, confirmed: EvalResult | None) -> EvalResult | None:
+    """The evaluation whose figures the report shows: the end-of-session one where it passed, else
+    the search's."""
+    return confirmed if confirmed is not None and confirmed.accepted else result
 
 
 def _unseen_rule(events: list, best: str | None) -> dict[str, Any] | None:
@@ -181,10 +187,7 @@ def _plots(folder: SessionFolder, spec: OpSpec, s: dict[str, Any], history: Hist
     from aka.sessions.plots import write_plots
 
     weights = {x.id: x.weight for x in spec.shapes + spec.cpu_shapes}
-    best = folder.get_eval(s["best"]) if s["best"] else None
-    confirmed = folder.get_confirmed(s["best"]) if s["best"] else None
-    if confirmed is not None and confirmed.accepted:
-        best = confirmed                                 # the per-shape plot shows the table's figures
+    best = _figures_of(folder.get_eval(s["best"]), folder.get_confirmed(s["best"])) if s["best"] else None
     written, notes = write_plots(folder.root / "plots", read_events(folder.journal_path).events,
                                  folder.get_eval, best, weights, f"{spec.name} ({s['id']})", history)
     out = ["", "## Plots", ""] + [f"![{p.stem}](plots/{p.name})" for p in written]
