@@ -13,7 +13,8 @@ waits, so a stream of correctness checks could starve a timing. A second file, t
 them: a timing takes the gate exclusively before the lock and keeps it; a check passes through the
 gate (shared, released once it holds the lock), so it queues behind a timing that is waiting.
 
-The lock is cooperative: candidate code never sees it. A candidate's process only runs device
+The lock is cooperative: candidate code never sees it (its folder, and every session's, is masked
+in the candidate's mount namespace). A candidate's process only runs device
 work when its judge asks (between its judge's lock and unlock); one that launches work on its own
 in the background can slow another candidate down, never make itself faster than it is.
 """
@@ -22,9 +23,24 @@ from __future__ import annotations
 
 import fcntl
 import os
+import tempfile
 import time
 from contextlib import contextmanager
 from typing import Iterator
+
+
+def locks_root() -> str:
+    """The folder (created owner-only if missing) under which every session of this user keeps its
+    lock's folder (`new_lock_dir`): one path that each candidate's mount namespace masks, so no
+    candidate sees any session's lock, one created after it started included."""
+    root = os.path.join(tempfile.gettempdir(), f"aka-gpu-locks-{os.getuid()}")
+    os.makedirs(root, mode=0o700, exist_ok=True)
+    return root
+
+
+def new_lock_dir() -> str:
+    """A fresh folder for one session's lock file, under `locks_root`."""
+    return tempfile.mkdtemp(prefix="aka-gpu-lock-", dir=locks_root())
 
 
 class GpuLock:

@@ -14,7 +14,6 @@ import queue
 import shutil
 import subprocess
 import sys
-import tempfile
 from concurrent.futures import ThreadPoolExecutor, as_completed, wait
 from dataclasses import replace
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Callable, Iterator, Protocol, runtime_checkable
 from aka.errors import EnvironmentMissing
 from aka.evaluate import kernel_cache
 from aka.evaluate.evaluator import EvalOptions, Evaluator as Judge, weigh
+from aka.evaluate.gpu_lock import new_lock_dir
 from aka.evaluate.pool import WorkerPool
 from aka.evaluate.warm import KernelWarmer
 from aka.spec.candidate import Candidate
@@ -166,7 +166,7 @@ class HarnessEvaluator:
 
     def _lock_path(self) -> str:
         if self.lock_dir is None:
-            self.lock_dir = tempfile.mkdtemp(prefix="aka-gpu-lock-")
+            self.lock_dir = new_lock_dir()
         return os.path.join(self.lock_dir, "gpu.lock")
 
     def evaluate(self, spec: OpSpec, candidate: Candidate, path: Path) -> EvalResult:

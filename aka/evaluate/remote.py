@@ -14,6 +14,7 @@ from typing import Any, Iterator
 
 from aka.evaluate import kernel_cache
 from aka.evaluate.channel import Channel, ChannelError
+from aka.evaluate.gpu_lock import locks_root
 from aka.sandbox.limits import Limits
 from aka.spec import jobs
 
@@ -210,8 +211,8 @@ def spawn(job: Any, source: jobs.CandidateSource, tag: str, deadline: float) -> 
     seeded = kernel_cache.seed(workdir, source.shipped)
     seeded_at = time.time()
     lock = str(getattr(job, "gpu_lock", "") or "")
-    pid, chan = runner.start(workdir, limits, expose, strict=bool(sandbox.get("strict", False)),
-                             hide=[os.path.dirname(lock)] if lock else [])
+    hide = [locks_root()] + ([os.path.dirname(lock)] if lock else [])   # every session's lock, and this job's
+    pid, chan = runner.start(workdir, limits, expose, strict=bool(sandbox.get("strict", False)), hide=hide)
     return Remote(pid, chan, workdir, deadline, name=tag, display=source.name, shipped=source.shipped,
                   seeded=seeded, seeded_at=seeded_at)
 

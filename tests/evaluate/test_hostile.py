@@ -163,23 +163,32 @@ while True:                                     # its own folder is the only pla
 
 def test_a_candidate_cannot_see_or_hold_the_gpu_lock_of_its_siblings(evaluator, fixture_op, tmp_path):
     """Evaluations side by side share a lock file; a candidate holding it would stall every
-    sibling's timing, so its folder is masked in the candidate's mount namespace."""
+    sibling's timing, so its folder is masked in the candidate's mount namespace, and so is the
+    folder of every session's locks (another session's on the same machine included)."""
+    from aka.evaluate.gpu_lock import locks_root, new_lock_dir
+
     lock_dir = Path(tempfile.mkdtemp(prefix="aka-gpu-lock-"))
-    lock = lock_dir / "gpu.lock"
+    other_dir = Path(new_lock_dir())                                  # another session's
+    lock, other = lock_dir / "gpu.lock", other_dir / "gpu.lock"
     lock.write_text("")
+    other.write_text("")
     try:
         cand = hostile(tmp_path, f"""
 import fcntl
-try:
-    fd = os.open({str(lock)!r}, os.O_RDONLY)
-    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    got = 'held'
-except OSError as exc:
-    got = type(exc).__name__
-raise RuntimeError('PROBE lock=%s listing=%r' % (got, os.listdir({str(lock_dir)!r}) if os.path.isdir({str(lock_dir)!r}) else None))
+got = []
+for path in ({str(lock)!r}, {str(other)!r}):
+    try:
+        fd = os.open(path, os.O_RDONLY)
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        got.append('held')
+    except OSError as exc:
+        got.append(type(exc).__name__)
+raise RuntimeError('PROBE locks=%s listing=%r root=%r' % (','.join(got), os.listdir({str(lock_dir)!r}),
+                                                         os.listdir({locks_root()!r})))
 """)
         options = EvalOptions(trials=3, time=False, review=False, gpu_lock=str(lock))
         message = evaluator.evaluate(fixture_op, cand, options).rejections[0].message
-        assert "PROBE lock=FileNotFoundError listing=[]" in message, message
+        assert "PROBE locks=FileNotFoundError,FileNotFoundError listing=[] root=[]" in message, message
     finally:
         shutil.rmtree(lock_dir, ignore_errors=True)
+        shutil.rmtree(other_dir, ignore_errors=True)
