@@ -88,7 +88,11 @@ def time_breakdown(session: Path) -> dict:
     decides = at["decide"]
     steady = {"candidates": sum(1 for t in at["evaluate"] if t > decides[0]),
               "seconds": round((decides[-1] - decides[0]).total_seconds(), 2)} if len(decides) > 1 else {}
+    walls: dict[str, list[float]] = {"full": [], "focused": []}
+    for d in evals:
+        walls["focused" if d.get("focus") else "full"].append(float(d.get("wall_s") or 0.0))
     return {"steps_s": {k: round(v, 2) for k, v in steps.items()}, "step_counts": counts, "steady": steady,
+            "eval_wall_s": {k: {"n": len(v), "mean": round(sum(v) / len(v), 2)} for k, v in walls.items() if v},
             "evaluations": len(evals), "phases_s": _summed(evals), "kernels_compiled": compiled,
             "comparisons": len(compared), "compare_phases_s": _summed(compared),
             "propose_parts_s": {k: round(v, 3) for k, v in parts.items()}}
@@ -151,10 +155,16 @@ def render(docs: list[dict]) -> str:
         steady_c, steady_s = steady_c + st.get("candidates", 0), steady_s + st.get("seconds", 0.0)
         later = (f"{st['candidates']} in {st['seconds']:.0f} ({60 * st['candidates'] / st['seconds']:.1f})"
                  if st.get("seconds") else "—")
-        lines.append(f"| {d['op']} | {d.get('best_name') or d.get('error', '')[:60]} | {n} | {w:.0f} | "
+        shown = f"{n} ({d['focused']} focused)" if d.get("focused") else f"{n}"
+        lines.append(f"| {d['op']} | {d.get('best_name') or d.get('error', '')[:60]} | {shown} | {w:.0f} | "
                      f"{60 * n / w:.1f} | {later} | {d.get('stop_reason', '')} |")
     later = f"{steady_c:.0f} in {steady_s:.0f} ({60 * steady_c / steady_s:.1f})" if steady_s else "—"
     lines.append(f"| all | | {total_c:.0f} | {total_s:.0f} | {60 * total_c / max(total_s, 1e-9):.1f} | {later} | |")
+    walls = [(d["op"], k, v) for d in docs for k, v in ((d.get("time_breakdown") or {}).get("eval_wall_s") or {}).items()]
+    if any(k == "focused" for _, k, _ in walls):
+        lines += ["", "Mean evaluation wall time (judge's eval.json) by kind: a focused trial is judged at its one "
+                      "shape, no held-out shape, no comparison:", ""]
+        lines += [f"- {op}: {k} {v['mean']:.2f} s ({v['n']})" for op, k, v in walls]
     lines += ["", *breakdown_table(docs)]
     if any(d.get("mode") == "cpu-interpreter" for d in docs):
         lines.append("\nCPU interpreter: times are wall-clock interpreter times, not GPU performance.")

@@ -39,7 +39,8 @@ def propose_batch(proposer: Any, ctx: ProposalContext, size: int) -> list[Propos
 def pending_of(proposal: Proposal) -> dict[str, Any]:
     """A batch member awaiting its turn: the proposal as plain JSON (the checkpoint holds it)."""
     return {"candidate": proposal.candidate.to_dict(), "change": proposal.change,
-            "hypothesis": proposal.hypothesis, "failure": proposal.failure, "meta": proposal.meta}
+            "hypothesis": proposal.hypothesis, "failure": proposal.failure, "meta": proposal.meta,
+            **({"focus": list(proposal.focus)} if proposal.focus else {})}
 
 
 def evaluate_batch(state: AgentState, deps: Deps) -> tuple[dict, list[dict]]:
@@ -59,16 +60,22 @@ def evaluate_batch(state: AgentState, deps: Deps) -> tuple[dict, list[dict]]:
         if member.get("failure"):
             deps.store.put_eval(version, unusable(deps, cand, path, member["failure"]))
         else:
-            todo.append((version, cand, path))
+            todo.append((version, cand, path, tuple(member.get("focus", ()))))
     many = getattr(deps.evaluator, "evaluate_many", None)
-    items = [(cand, path) for _, cand, path in todo]
-    results = many(deps.spec, items) if many else ((i, deps.evaluator.evaluate(deps.spec, c, p))
-                                                   for i, (c, p) in enumerate(items))
+    items = [(cand, path, focus) if focus else (cand, path) for _, cand, path, focus in todo]
+    results = many(deps.spec, items) if many else ((i, evaluate_one(deps, *item)) for i, item in enumerate(items))
     for i, result in results:
         deps.store.put_eval(todo[i][0], result)
-    deps.hooks.emit("batch", {"versions": versions, "evaluated": [v for v, _, _ in todo]})
+    deps.hooks.emit("batch", {"versions": versions, "evaluated": [v for v, *_ in todo]})
     members = [{**m, "batch": versions} for m in members]
     return members[0], members[1:]
+
+
+def evaluate_one(deps: Deps, cand: Candidate, path, focus: tuple[str, ...] = ()) -> EvalResult:
+    """The evaluator's verdict on one candidate, at its focus shapes only when it has one."""
+    if focus:
+        return deps.evaluator.evaluate(deps.spec, cand, path, focus=focus)
+    return deps.evaluator.evaluate(deps.spec, cand, path)
 
 
 def unusable(deps: Deps, cand: Candidate, path, reason: str) -> EvalResult:

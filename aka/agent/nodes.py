@@ -154,7 +154,7 @@ def _dequeue(queue: list[dict], deps: Deps) -> dict[str, Any]:
     """The batch's next member becomes the pending proposal, journaled now (its turn)."""
     q = queue[0]
     proposal = Proposal(Candidate.from_dict(q["candidate"]), q["change"], q["hypothesis"], q.get("failure", ""),
-                        q.get("meta", {}))
+                        q.get("meta", {}), tuple(q.get("focus", ())))
     update = record_proposal(proposal, deps, queued=True)
     if "batch" in q:                             # the batch's versions, given when it was evaluated
         update["pending"]["batch"] = q["batch"]
@@ -188,10 +188,13 @@ def record_proposal(proposal: Proposal | None, deps: Deps, **extra: Any) -> dict
                                 "origin": cand.origin, "params": cand.params, "change": proposal.change,
                                 "hypothesis": proposal.hypothesis, **({"failure": proposal.failure}
                                                                       if proposal.failure else {}),
+                                **({"focus": list(proposal.focus)} if proposal.focus else {}),
                                 **proposal.meta, **extra})
     pending = {"candidate": cand.to_dict(), "change": proposal.change, "hypothesis": proposal.hypothesis}
     if proposal.failure:
         pending["failure"] = proposal.failure
+    if proposal.focus:
+        pending["focus"] = list(proposal.focus)
     return {"pending": pending, "events": ["propose"]}
 
 
@@ -210,15 +213,15 @@ def evaluate(state: AgentState, deps: Deps) -> dict[str, Any]:
         if pending.get("failure"):
             result = batch.unusable(deps, cand, path, pending["failure"])
         else:
-            result = deps.evaluator.evaluate(deps.spec, cand, path)
+            result = batch.evaluate_one(deps, cand, path, tuple(pending.get("focus", ())))
         deps.store.put_eval(version, result)
     deps.hooks.emit("evaluate", {"version": version, "candidate": cand.short, "recovered": recovered,
                                  "mode": result.mode, **({"batch": pending["batch"]} if pending.get("batch") else {}),
-                                 **_figures(result)})
+                                 **({"focus": result.focus} if result.focus else {}), **_figures(result)})
     trial = Trial(candidate=cand.hash, version=version, family=cand.family or cand.name, params=cand.params,
                   origin=cand.origin, status=result.status.value, times_us=screen.times(result),
                   input_shapes={s.id: s.input_shapes for s in result.shapes if not s.held_out},
-                  timing=result.mode)
+                  timing=result.mode, focus=list(result.focus))
     repeat = any(t["version"] == version for t in state.get("trials", []))   # proposed again, not a crash
     return {**update, "trials": [trial.to_dict()], "iteration": state.get("iteration", 0) + 1,
             "last": {"version": version, "status": result.status.value, "repeat": repeat}, "events": ["evaluate"]}
@@ -245,6 +248,8 @@ def accept(state: AgentState, deps: Deps) -> dict[str, Any]:
     elif decision is None:
         if not result.accepted:
             decision = Decision(False, f"rejected by the harness: {result.rejections[0]}")
+        elif result.focus:
+            decision = screen.focused(deps, state, version, result)
         elif incumbent is None:
             decision = Decision(True, "the first correct and honest kernel")
         elif incumbent == version:
@@ -257,6 +262,7 @@ def accept(state: AgentState, deps: Deps) -> dict[str, Any]:
         deps.store.put_decision(version, decision)
     deps.hooks.emit("accept", {"version": version, "promote": decision.promote, "reason": decision.reason,
                                "speedup": decision.speedup, "noise": decision.noise,
+                               **({"progress": True} if decision.progress else {}),
                                "failure": str(decision.failure) if decision.failure else None})
     last.update(promote=decision.promote, reason=decision.reason)
     update: dict[str, Any] = {"last": last, "events": ["accept"]}
@@ -264,7 +270,7 @@ def accept(state: AgentState, deps: Deps) -> dict[str, Any]:
         deps.store.put_best(version)
         update.update(incumbent=version, promoted=[version], stall=0, dropouts_without_progress=0,
                       avoid_families=[])
-    else:
+    elif not decision.progress:
         update["stall"] = state.get("stall", 0) + 1
     return update
 

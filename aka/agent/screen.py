@@ -1,11 +1,15 @@
 """Decisions from evaluation times alone, before (or instead of) an interleaved comparison: a clear
-loser against the incumbent, and a batch member slower than the batch's fastest."""
+loser against the incumbent, a batch member slower than the batch's fastest, and a focused trial
+(never promoted; a new best at its shape is progress)."""
 
 from __future__ import annotations
 
 import math
 
+from typing import Any
+
 from aka.agent.deps import Deps
+from aka.spec.memory import Trial
 from aka.spec.result import Decision, EvalResult
 
 
@@ -25,7 +29,7 @@ def batch_screen(deps: Deps, version: str, batch: list[str]) -> Decision | None:
     mine = deps.store.get_eval(version)
     best, best_ratio = None, 1.0
     for other, res in results.items():
-        if res is None or not res.accepted:
+        if res is None or not res.accepted or res.focus:        # a focused member was timed at its shapes only
             continue
         ratio = speed_ratio(deps, res, mine)
         if ratio is not None and (ratio > best_ratio or (ratio == best_ratio and other < version)):
@@ -59,3 +63,29 @@ def screen(deps: Deps, incumbent: EvalResult | None, result: EvalResult) -> Deci
         return None
     return Decision(False, f"slower by its evaluation times: {ratio:.3f}x weighted against the incumbent "
                            "(no interleaved comparison needed)", speedup=ratio)
+
+
+def focused(deps: Deps, state: dict[str, Any], version: str, result: EvalResult) -> Decision:
+    """The verdict on an accepted focused trial (`Proposal.focus`): never promoted, since it was not
+    judged at every shape nor held-out ones; progress when it beats the best time any other accepted
+    trial measured at each of its shapes by more than SCREEN_MARGIN (noise between evaluations)."""
+    mine = times(result)
+    best: dict[str, float] = {}
+    for t in (Trial.from_dict(d) for d in state.get("trials", [])):
+        if t.version == version or t.status != "accepted":
+            continue
+        for sid, us in t.times_us.items():
+            if sid in mine and us > 0:
+                best[sid] = min(best.get(sid, math.inf), us)
+    parts, records = [], []
+    for sid, us in sorted(mine.items()):
+        before = best.get(sid)
+        record = before is None or us < (1.0 - SCREEN_MARGIN) * before
+        records.append(record)
+        was = f"{before:.4g} µs before, {before / us:.3f}x" if before else "the first time measured there"
+        parts.append(f"{sid} {us:.4g} µs ({'a new best: ' if record else 'no new best: '}{was})")
+    ratios = [best[sid] / us for sid, us in mine.items() if best.get(sid) and us > 0]
+    gain = math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else None
+    return Decision(False, f"a focused trial at {', '.join(parts)}; it feeds the tuner's dispatcher, never "
+                           "promoted itself (not judged at every shape)", speedup=gain,
+                    progress=bool(records) and all(records))

@@ -33,7 +33,10 @@ class EvalOptions:
     """How thoroughly to evaluate."""
 
     shapes: tuple[str, ...] = ()
-    """Only these visible shape ids (held-out shapes always run); empty: all."""
+    """Only these visible shape ids; empty: all."""
+    held_out: bool = True
+    """Check the held-out shapes too (off only for a focused trial, `Proposal.focus`, which is never
+    promoted: whatever it feeds is judged at every shape, held-out ones included)."""
     trials: int = 3
     seed: int = 0
     timeout_s: float | None = None
@@ -116,7 +119,8 @@ class Evaluator:
                                      f"(known: {', '.join(s.id for s in visible)})")
             visible = tuple(s for s in visible if s.id in options.shapes)
         forced = _forced_methods(options.methods, {s.id for s in visible})
-        rows = [_row(s, False) | {"method": forced.get(s.id)} for s in visible] + [_row(s, True) for s in held]
+        rows = [_row(s, False) | {"method": forced.get(s.id)} for s in visible]
+        rows += [_row(s, True) for s in held] if options.held_out else []
         return dtype, rows, notes
 
     def evaluate(self, spec: OpSpec, candidate: str | Path, options: EvalOptions | None = None,

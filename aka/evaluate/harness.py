@@ -42,9 +42,10 @@ class Evaluator(Protocol):
     interpreter: bool
     device: dict
 
-    def evaluate(self, spec: OpSpec, candidate: Candidate, path: Path) -> EvalResult:
+    def evaluate(self, spec: OpSpec, candidate: Candidate, path: Path, focus: tuple[str, ...] = ()) -> EvalResult:
         """Correctness (held-out shapes included), honesty and timing; `path` holds the
-        materialized candidate file."""
+        materialized candidate file. FOCUS (`Proposal.focus`): only those visible shapes, no
+        held-out one, and the result says so (`EvalResult.focus`)."""
         ...
 
     def compare(self, spec: OpSpec, incumbent: tuple[Candidate, Path], candidate: tuple[Candidate, Path]) -> Decision:
@@ -54,7 +55,8 @@ class Evaluator(Protocol):
     # Optional: `warm(spec, upcoming) -> int` compiles upcoming candidates ahead (the harness, on a
     # GPU); the loop passes a proposer's `upcoming(ctx)` as a callable where both exist.
     # Optional: `evaluate_many(spec, items) -> Iterator[(index, EvalResult)]` evaluates several
-    # candidates at once, yielding each result as it is ready (`aka optimize --parallel`).
+    # candidates at once, yielding each result as it is ready (`aka optimize --parallel`); an item
+    # is (candidate, path) or (candidate, path, focus).
     # Optional: `confirm(spec, candidate, path) -> EvalResult` evaluates the session's best once
     # more with its baselines timed beside it, interleaved, at every shape (the report's figures).
 
@@ -116,16 +118,17 @@ class HarnessEvaluator:
             shutil.rmtree(self.lock_dir, ignore_errors=True)
             self.lock_dir = None
 
-    def evaluate_many(self, spec: OpSpec, items: list[tuple[Candidate, Path]]) -> Iterator[tuple[int, EvalResult]]:
+    def evaluate_many(self, spec: OpSpec, items: list[tuple]) -> Iterator[tuple[int, EvalResult]]:
         """Evaluate ITEMS at once, up to `parallel` at a time, each in a side pool; yield (index,
         result) as each is ready (the caller stores it at once: a crash loses only those still
         running). The evaluations share the GPU through a lock (`aka.evaluate.gpu_lock`): each
         timing runs with nothing else on the device, and the rest (starting processes, compiling,
         checking outputs) overlaps. Baselines are timed by the session's own pool, as the results
         come in."""
+        items = [(item[0], item[1], tuple(item[2]) if len(item) > 2 else ()) for item in items]
         if self.parallel <= 1 or len(items) <= 1:
-            for i, (cand, path) in enumerate(items):
-                yield i, self.evaluate(spec, cand, path)
+            for i, (cand, path, focus) in enumerate(items):
+                yield i, self.evaluate(spec, cand, path, focus)
             return
         judges = self._side_judges(min(self.parallel, len(items)))
         share = 1.0 / (len(judges) + 1)
@@ -134,17 +137,18 @@ class HarnessEvaluator:
         for judge in judges:
             free.put(judge)
 
-        def run(cand: Candidate, path: Path) -> EvalResult:
+        def run(cand: Candidate, path: Path, focus: tuple[str, ...]) -> EvalResult:
             judge = free.get()
             try:
-                return judge.evaluate(spec, path, options, shipped=cand.shipped)
+                return judge.evaluate(spec, path, _focused(options, focus), shipped=cand.shipped)
             finally:
                 free.put(judge)
 
-        futures = {self.threads.submit(run, cand, path): i for i, (cand, path) in enumerate(items)}
+        futures = {self.threads.submit(run, cand, path, focus): i for i, (cand, path, focus) in enumerate(items)}
         try:
             for fut in as_completed(futures):
-                yield futures[fut], self._finish(spec, fut.result())
+                i = futures[fut]
+                yield i, self._finish(spec, fut.result(), items[i][2])
         finally:
             for fut in futures:
                 fut.cancel()
@@ -169,9 +173,9 @@ class HarnessEvaluator:
             self.lock_dir = new_lock_dir()
         return os.path.join(self.lock_dir, "gpu.lock")
 
-    def evaluate(self, spec: OpSpec, candidate: Candidate, path: Path) -> EvalResult:
-        result = self.judge.evaluate(spec, path, replace(self.options, baselines=()), shipped=candidate.shipped)
-        return self._finish(spec, result)
+    def evaluate(self, spec: OpSpec, candidate: Candidate, path: Path, focus: tuple[str, ...] = ()) -> EvalResult:
+        options = _focused(replace(self.options, baselines=()), focus)
+        return self._finish(spec, self.judge.evaluate(spec, path, options, shipped=candidate.shipped), focus)
 
     def confirm(self, spec: OpSpec, candidate: Candidate, path: Path) -> EvalResult:
         """The session's best kernel evaluated once more, all checks again, its baselines timed by
@@ -188,11 +192,12 @@ class HarnessEvaluator:
             self.gpu_check()
         return result
 
-    def _finish(self, spec: OpSpec, result: EvalResult) -> EvalResult:
-        """After the judge: a vanished GPU raised, the device noted, the cached baselines filled in
-        (timed now where missing: the session's pool, holding the GPU lock when evaluations run
-        beside it)."""
+    def _finish(self, spec: OpSpec, result: EvalResult, focus: tuple[str, ...] = ()) -> EvalResult:
+        """After the judge: a vanished GPU raised, the device noted, the focus recorded, the cached
+        baselines filled in (timed now where missing: the session's pool, holding the GPU lock when
+        evaluations run beside it)."""
         self._gpu_still_there(result)
+        result.focus = list(focus)
         if result.device:
             self.device = describe_device(result.device)
         if result.accepted and self.options.time:
@@ -228,6 +233,11 @@ class HarnessEvaluator:
             s.baselines = dict(self.baselines.get(_key(s.id, want[s.id]), {}))
             if not self.interpreter and s.time.median_us > 0:
                 s.speedup = {k: v.median_us / s.time.median_us for k, v in s.baselines.items()}
+
+
+def _focused(options: EvalOptions, focus: tuple[str, ...]) -> EvalOptions:
+    """OPTIONS for a focused trial: only the FOCUS shapes, no held-out one (unchanged when empty)."""
+    return replace(options, shapes=tuple(focus), held_out=False) if focus else options
 
 
 def _key(shape_id: str, method: str | None) -> str:
@@ -279,12 +289,17 @@ class ScriptedEvaluator:
         self.script, self.noise, self.interpreter = script, noise, interpreter
         self.device = {"kind": "cpu", "name": "scripted", "vendor": "cpu", "arch": "cpu"}
         self.calls: list[str] = []
+        self.focus: dict[str, tuple[str, ...]] = {}
+        """Candidate hash -> the focus it was evaluated with (empty: every shape)."""
         self.compares: list[tuple[str, str]] = []
 
-    def evaluate(self, spec: OpSpec, candidate: Candidate, path: Path) -> EvalResult:
+    def evaluate(self, spec: OpSpec, candidate: Candidate, path: Path, focus: tuple[str, ...] = ()) -> EvalResult:
         self.calls.append(candidate.hash)
+        self.focus[candidate.hash] = tuple(focus)
         status, times = self.script(candidate)
         visible, held = spec.run_shapes(self.interpreter)
+        if focus:
+            visible, held = tuple(s for s in visible if s.id in focus), ()
         method = "cpu-interpreter" if self.interpreter else "events"
         shapes = [ShapeResult(id=s.id, params=s.params, correct=status == "accepted",
                               time=Timing(times[s.id], 0.0, 0.0, 10, method) if s.id in times else None)
@@ -293,7 +308,7 @@ class ScriptedEvaluator:
         rejections = [] if status == "accepted" else [Rejection(_RULE[status], f"scripted {status}", str(path))]
         return EvalResult(status=EvalStatus(status), op=spec.name, candidate=str(path),
                           candidate_sha256=candidate.hash, mode="cpu-interpreter" if self.interpreter else "gpu",
-                          dtype=spec.dtype, rejections=rejections, shapes=shapes)
+                          dtype=spec.dtype, rejections=rejections, shapes=shapes, focus=list(focus))
 
     def compare(self, spec: OpSpec, incumbent: tuple[Candidate, Path], candidate: tuple[Candidate, Path]) -> Decision:
         self.compares.append((incumbent[0].hash, candidate[0].hash))
@@ -319,10 +334,14 @@ class ReplayEvaluator:
         self.device = device or {"kind": "cpu", "name": "replay", "vendor": "cpu", "arch": "cpu"}
         self.interpreter = interpreter
 
-    def evaluate(self, spec: OpSpec, candidate: Candidate, path: Path) -> EvalResult:
+    def evaluate(self, spec: OpSpec, candidate: Candidate, path: Path, focus: tuple[str, ...] = ()) -> EvalResult:
         if candidate.hash not in self.results:
             raise KeyError(f"the recording holds no evaluation of candidate {candidate.short}")
-        return self.results[candidate.hash]
+        result = self.results[candidate.hash]
+        if tuple(result.focus) != tuple(focus):
+            raise KeyError(f"the recording evaluated candidate {candidate.short} at "
+                           f"{list(result.focus) or 'every shape'}, not at {list(focus) or 'every shape'}")
+        return result
 
     def compare(self, spec: OpSpec, incumbent: tuple[Candidate, Path], candidate: tuple[Candidate, Path]) -> Decision:
         key = (incumbent[0].hash, candidate[0].hash)

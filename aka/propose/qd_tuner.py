@@ -31,6 +31,9 @@ MAX_POINTS = 512
 class QDTuner(Tuner):
     """Template-parameter search that follows map-elites directives."""
 
+    focuses = False
+    """Every point is judged at every shape: the archive ranks candidates over all of them."""
+
     def __init__(self, *args: Any, **kw: Any):
         super().__init__(*args, **kw)
         self._points: dict[str, list[tuple[dict[str, Any], str, tuple[int, int, int]]]] = {}

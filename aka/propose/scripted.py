@@ -13,8 +13,11 @@ class ScriptedProposer:
 
     name = "scripted"
 
-    def __init__(self, script: Sequence[Candidate | Callable[[ProposalContext], Candidate]]):
+    def __init__(self, script: Sequence[Candidate | Callable[[ProposalContext], Candidate]],
+                 focus: dict[str, tuple[str, ...]] | None = None):
         self.script = list(script)
+        self.focus = dict(focus or {})
+        """Candidate name -> the shapes it is to be judged at alone (`Proposal.focus`)."""
         self.seen: list[ProposalContext] = []
         self.resets = 0
 
@@ -27,7 +30,8 @@ class ScriptedProposer:
                 parent = ctx.incumbent.hash if ctx.incumbent else None
                 cand = Candidate(cand.source, cand.params, cand.origin, cand.name, parent,
                                  cand.rationale, cand.family)
-                return Proposal(cand, change=f"scripted {cand.name}", hypothesis=cand.rationale or "scripted")
+                return Proposal(cand, change=f"scripted {cand.name}", hypothesis=cand.rationale or "scripted",
+                                focus=tuple(self.focus.get(cand.name, ())))
         return None
 
     def reset(self) -> None:

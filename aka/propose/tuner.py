@@ -6,7 +6,10 @@ Order of work, each step one candidate:
 2. dispatch: when different (family, parameters) win different shapes, one dispatcher of them;
 3. tune: for the shape next in turn (by weight), the family that wins it, a parameter point asked
    from Optuna's TPE sampler fitted on that family's measured times at that shape (a Bayesian
-   optimizer; after a dropout a random sampler, away from the families to avoid).
+   optimizer; after a dropout a random sampler, away from the families to avoid). The point is
+   judged at that shape alone (a focused trial, `Proposal.focus`: the first rung of halving over
+   shapes); it is never promoted itself, and a point that wins its shape enters the next
+   dispatcher, which is judged at every shape, held-out ones included, and compared.
 It keeps no state between calls: everything comes from the context's trials, so a resumed or
 replayed session proposes exactly what the original did.
 """
@@ -99,6 +102,8 @@ class Tuner:
     batches = True
     """Each proposal follows from the context alone, so the loop may ask for several at once
     (`--parallel`), listing the ones already asked as pending trials."""
+    focuses = True
+    """Tuning points are judged at the shape they were chosen for only (`Proposal.focus`)."""
 
     def __init__(self, kernel_roots: list[Path], source_root: Path | None = None):
         self.kernel_roots = [Path(r) for r in kernel_roots]
@@ -257,7 +262,7 @@ class Tuner:
 
     def _tune(self, ctx, families, tried, parent) -> Proposal | None:
         best = best_per_shape(ctx)
-        shapes = sorted(ctx.op["shapes"], key=lambda s: -float(s.get("weight", 1.0)))
+        shapes = sorted(run_shapes(ctx), key=lambda s: -float(s.get("weight", 1.0)))
         if not shapes:
             return None
         turn = sum(1 for t in ctx.trials if t.origin == "tuner" and t.params != _defaults(families, t.family))
@@ -267,9 +272,12 @@ class Tuner:
                 params = self._ask(fam, shape["id"], ctx, tried)
                 if params is not None:
                     cand = fam.candidate(params, parent, f"tune {fam.key} for shape {shape['id']}")
+                    focus = (shape["id"],) if self.focuses else ()
                     return Proposal(cand, change=f"{fam.key} at {params}",
                                     hypothesis=f"a better point of {fam.key}'s space for {shape['id']} "
-                                               f"(TPE over {len(fam.space())} points)")
+                                               f"(TPE over {len(fam.space())} points)"
+                                               + (f", judged at {shape['id']} alone" if focus else ""),
+                                    focus=focus)
         return None
 
     def _families_for(self, sid: str, families: list[Family], best: dict, ctx: ProposalContext) -> list[Family]:
@@ -282,7 +290,7 @@ class Tuner:
 
     def _ask(self, fam: Family, sid: str, ctx: ProposalContext, tried: set[str]) -> dict[str, Any] | None:
         """An untried parameter point of `fam`, chosen for shape `sid`."""
-        mine = [t for t in ctx.trials if t.family == fam.key]
+        mine = [t for t in ctx.trials if t.family == fam.key and (t.status != "accepted" or sid in t.times_us)]
         return ask_point(fam, ctx, tried, mine,
                          lambda t: t.times_us[sid] if t.status == "accepted" and sid in t.times_us else None)
 
@@ -342,6 +350,14 @@ def interface(path: Path, cls: str = "Model") -> tuple[int, int, bool] | None:
                     kwargs = kwargs or (item.name == "forward" and item.args.kwarg is not None)
             return arity["__init__"], arity["forward"], kwargs
     return None
+
+
+def run_shapes(ctx: ProposalContext) -> list[dict[str, Any]]:
+    """The visible shapes candidates are judged at: the operator's `cpu_shapes` on the CPU
+    interpreter where it has them (the ids trials are timed under), else its shapes."""
+    if ctx.device.get("kind") != "cuda" and ctx.op.get("cpu_shapes"):
+        return list(ctx.op["cpu_shapes"])
+    return list(ctx.op["shapes"])
 
 
 def _defaults(families: list[Family], key: str) -> dict[str, Any]:

@@ -31,6 +31,7 @@ def summarize(folder: SessionFolder, spec: OpSpec) -> dict[str, Any]:
         "best_name": folder.candidate(best)[0].name if best else None,
         "stop_reason": stop.get("reason", "(still running or interrupted)"),
         "evaluated": len(evaluated),
+        "focused": sum(1 for d in evaluated if d.get("focus")),
         "statuses": _count(d["status"] for d in evaluated),
         "promoted": [a["version"] for a in accepts if a.get("promote")],
         "dropouts": [{"number": d["number"], "masked": d["masked"]} for d in dropouts],
@@ -104,8 +105,10 @@ def write_report(folder: SessionFolder, spec: OpSpec) -> dict[str, Any]:
             u = s["unseen_shapes"]
             lines += [f"It is a per-shape dispatcher: a shape it was not tuned for (held-out or yours) runs by the "
                       f"{u['rule']} rule ({u['why']}).", ""]
+    focused = (f"; {s['focused']} of them focused trials, each judged at the one shape it was tuned for and "
+               "never promoted itself" if s["focused"] else "")
     lines += [f"Stopped: {s['stop_reason']}. Candidates evaluated: {s['evaluated']} "
-              f"({', '.join(f'{k} {v}' for k, v in sorted(s['statuses'].items())) or 'none'}).", ""]
+              f"({', '.join(f'{k} {v}' for k, v in sorted(s['statuses'].items())) or 'none'}{focused}).", ""]
     if s["mode"] == "cpu-interpreter":
         lines += ["Times below are **CPU wall times through Triton's interpreter**: they rank candidates and "
                   "say nothing about GPU performance. No speedup or speed-of-light is reported.", ""]

@@ -72,6 +72,8 @@ class Trial:
     """Visible shape id -> tensor input shapes."""
     timing: str = ""
     """'gpu' or 'cpu-interpreter' (interpreter times only rank, never report)."""
+    focus: list[str] = field(default_factory=list)
+    """A focused trial's shape ids (`Proposal.focus`): `times_us` holds only those; empty: every shape."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -146,3 +148,9 @@ class Proposal:
     the loop records the candidate as rejected with this reason, without running it."""
     meta: dict[str, Any] = field(default_factory=dict)
     """What the proposer wants journaled with the proposal (LLM call number, tokens, cost)."""
+    focus: tuple[str, ...] = ()
+    """Visible shape ids to judge the candidate at, alone (the first rung of a search that halves
+    over shapes: a parameter point tuned for one shape is measured there). A focused trial skips
+    the held-out shapes and is never promoted: what it measures feeds a later candidate (the
+    tuner's per-shape dispatcher), which is judged at every shape and compared like any other.
+    Empty: every shape, the normal evaluation."""

@@ -135,6 +135,9 @@ class EvalResult:
     log: str = ""
     """Tail of the worker's stderr for this candidate."""
     wall_s: float = 0.0
+    focus: list[str] = field(default_factory=list)
+    """A focused trial's shape ids (`Proposal.focus`): only those were checked and timed, no
+    held-out shape was, so the result never makes a candidate the incumbent. Empty: every shape."""
     phases_s: dict[str, float] = field(default_factory=dict)
     """Where the evaluation's time went, from the judge's clock: each command's round trip to the
     candidate's process (`load`, `build`, `call-first` (compiles its kernels), `call`, `time`,
@@ -187,7 +190,7 @@ class EvalResult:
                    "timing": s.time.method if s.time else None, "speedup": dict(s.speedup)}
             shapes.append(row)
         return {"status": self.status.value, "mode": self.mode, "dtype": self.dtype,
-                "rejections": rejections, "shapes": shapes,
+                "rejections": rejections, "shapes": shapes, **({"focus": list(self.focus)} if self.focus else {}),
                 "held_out": _held_out_summary([s.correct for s in self.shapes if s.held_out]),
                 "log": scrub(self.log[-LOG_VIEW_CHARS:])}
 
@@ -291,6 +294,9 @@ class Decision:
     phases_s: dict[str, float] = field(default_factory=dict)
     """Where the comparison's time went: each side's command round trips ('incumbent:bench', ...)
     and 'judge-total'; empty for a decision that took no comparison."""
+    progress: bool = False
+    """Not promoted, yet the search moved: a focused trial set the best time so far at its shape
+    (what a dispatcher picks up next), so it does not count toward the stall."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -52,8 +52,8 @@ class LoggingEvaluator(ScriptedEvaluator):
         super().__init__(script)
         self.log = log
 
-    def evaluate(self, spec, candidate, path):
-        result = super().evaluate(spec, candidate, path)
+    def evaluate(self, spec, candidate, path, focus=()):
+        result = super().evaluate(spec, candidate, path, focus)
         with open(self.log, "a") as f:
             f.write(candidate.name + "\n")
         return result
@@ -76,7 +76,7 @@ class BatchEvaluator(LoggingEvaluator):
         self.kill_after, self.done = kill_after, 0
 
     def evaluate_many(self, spec, items):
-        self.batches.append([c.name for c, _ in items])
+        self.batches.append([c.name for c, *_ in items])
         for i in reversed(range(len(items))):
             yield i, self.evaluate(spec, *items[i])
             self.done += 1                           # the loop stored the result before asking again

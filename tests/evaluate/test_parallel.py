@@ -79,11 +79,13 @@ def test_evaluate_many_runs_side_pools_sharing_a_lock_and_returns_every_verdict(
             servers = [j.pool.proc for j in harness.side_judges]
             time.sleep(0.5)
             assert all(p is not None and p.poll() is None for p in servers)
-            again = dict(harness.evaluate_many(fixture_op, items[:2]))
+            again = dict(harness.evaluate_many(fixture_op, [(*items[0], ("cpu-b",)), items[1]]))
             assert [j.pool.proc for j in harness.side_judges] == servers
         finally:
             harness.close()
     assert again[0].status == EvalStatus.ACCEPTED
+    assert again[0].focus == ["cpu-b"] and [s.id for s in again[0].shapes] == ["cpu-b"]   # a focused member
+    assert again[1].focus == [] and any(s.held_out for s in got[0].shapes)
     assert sorted(got) == [0, 1, 2]
     for i in (0, 2):
         assert got[i].status == EvalStatus.ACCEPTED, (i, [str(r) for r in got[i].rejections], got[i].notes)
@@ -108,3 +110,19 @@ def test_a_waiting_timing_goes_before_checks_that_ask_after_it(tmp_path):
     entered = [n for n, what, _ in log if what == "in"]
     assert entered == ["first", "timing", "later"]
     assert not _overlap(log, "timing", "later") and not _overlap(log, "first", "timing")
+
+
+def test_a_focused_evaluation_runs_its_shapes_alone_and_says_so(fixture_op):
+    """`Proposal.focus` through the harness: only the named visible shape is checked and timed, no
+    held-out shape runs, and the result records the focus (so the loop never promotes it)."""
+    cand, path = _candidate("honest_rmsnorm.py")
+    with WorkerPool("cpu") as pool:
+        harness = HarnessEvaluator(Evaluator(pool), EvalOptions(trials=1, baselines=()))
+        try:
+            res = harness.evaluate(fixture_op, cand, path, focus=("cpu-b",))
+        finally:
+            harness.close()
+    assert res.status == EvalStatus.ACCEPTED, [str(r) for r in res.rejections]
+    assert res.focus == ["cpu-b"] and [s.id for s in res.shapes] == ["cpu-b"]
+    assert res.shapes[0].correct and res.shapes[0].time is not None
+    assert res.proposer_view()["focus"] == ["cpu-b"]

@@ -245,3 +245,50 @@ def test_upcoming_lists_the_screen_first_then_every_point_once(kernels):
     assert len(tuner.upcoming(ctx(), limit=5)) == 5
     avoided = tuner.upcoming(ctx(avoid_families=("rmsnorm/blocked_columns.py",), dropouts=1))
     assert {c.family for c in avoided} == {"rmsnorm/multi_row_tile.py", "rmsnorm/one_row_registers.py"}
+
+
+def test_tuning_points_are_judged_at_their_shape_alone_and_only_its_times_rank_them(kernels):
+    """After the screen, each tuning point carries the shape it was asked for as its focus (the
+    interpreter's cpu_shapes on the CPU, the operator's shapes on a GPU); a point focused at one
+    shape is not a failed point for another shape's sampler."""
+    from aka.propose.qd_tuner import QDTuner
+
+    gpu = {"kind": "cuda", "name": "H200", "vendor": "nvidia", "arch": "sm90"}
+    cpu_ids = [s.id for s in SPEC.cpu_shapes]
+    for device, ids in ((CPU, cpu_ids), (gpu, SHAPES)):
+        tuner, trials = Tuner([kernels]), []
+        for _ in range(3):                                     # the screen: full evaluations
+            p = tuner.propose(ctx(trials) if device is CPU else
+                              ProposalContext(op=SPEC.public_view(), device=gpu, iteration=0, trials=list(trials)))
+            assert p.focus == ()
+            trials.append(trial(p, {s: 10.0 for s in ids}))
+        c = ctx(trials) if device is CPU else ProposalContext(op=SPEC.public_view(), device=gpu, iteration=3,
+                                                               trials=list(trials))
+        p = tuner.propose(c)
+        assert p.candidate.origin == "tuner" and len(p.focus) == 1 and p.focus[0] in ids
+        assert f"judged at {p.focus[0]} alone" in p.hypothesis
+    assert QDTuner([kernels]).focuses is False
+
+
+def test_a_point_focused_elsewhere_is_not_a_failure_for_this_shape(kernels, monkeypatch):
+    import aka.propose.tuner as tuner_mod
+
+    seen = {}
+
+    def spy(fam, ctx_, tried, trials, value):
+        seen["values"] = [value(t) for t in trials]
+        return None
+    monkeypatch.setattr(tuner_mod, "ask_point", spy)
+    tuner = Tuner([kernels])
+    fam = tuner.families(ctx())[0]
+    a, b = SPEC.cpu_shapes[0].id, SPEC.cpu_shapes[1].id
+    full = fam.candidate({}, None, "")
+    elsewhere = next(fam.candidate(p, None, "") for p in fam.space() if fam.candidate(p, None, "").hash != full.hash)
+    trials = [Trial(candidate=full.hash, version="v1", family=fam.key, params=full.params, origin="tuner",
+                    status="accepted", times_us={a: 3.0, b: 4.0}),
+              Trial(candidate=elsewhere.hash, version="v2", family=fam.key, params=elsewhere.params, origin="tuner",
+                    status="accepted", times_us={b: 2.0}, focus=[b])]
+    tuner._ask(fam, a, ctx(trials), set())
+    assert seen["values"] == [3.0]                              # v2 left out, not counted as failed at a
+    tuner._ask(fam, b, ctx(trials), set())
+    assert seen["values"] == [4.0, 2.0]

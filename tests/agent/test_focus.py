@@ -1,0 +1,100 @@
+"""Focused trials (`Proposal.focus`) through the real loop: judged at their shapes alone, never
+compared or promoted, progress only when they set a new best at their shape; batches and replay."""
+
+import pytest
+
+from aka.agent.state import LoopConfig
+from aka.evaluate.harness import ReplayEvaluator, ScriptedEvaluator
+from aka.propose.scripted import ScriptedProposer
+from aka.sessions.folder import SessionFolder
+from aka.sessions.journal import read_events
+
+from .loop_kit import SPEC, SHAPES, BatchEvaluator, BatchingProposer, LoggingEvaluator, cand, run
+
+# a1 full 10 µs (first: promoted); c3 focused at SHAPES[0], 9.95 µs (no new best there);
+# d4 focused, 5 µs (a new best, yet not promoted); e5 full 6 µs (compared, promoted)
+TABLE = {"a1": ("accepted", 10.0), "c3": ("accepted", 9.95), "d4": ("accepted", 5.0), "e5": ("accepted", 6.0)}
+ORDER = ("a1", "c3", "d4", "e5")
+FOCUS = {"c3": (SHAPES[0],), "d4": (SHAPES[0],)}
+
+
+def script(c):
+    status, us = TABLE[c.name]
+    return status, {s: us for s in SHAPES}
+
+
+def _events(out, kind):
+    return [e.data for e in read_events(out.session / "events.jsonl").events if e.kind == kind]
+
+
+def test_a_focused_trial_is_judged_at_its_shape_alone_and_never_promoted(tmp_path):
+    ev = LoggingEvaluator(script, tmp_path / "log")
+    proposer = ScriptedProposer([cand(t) for t in ORDER], focus=FOCUS)
+    out = run(tmp_path / "s", tmp_path / "log", LoopConfig(iterations=4, stall=10), resumed=False,
+              order=ORDER, proposer=proposer, evaluator=ev)
+    by_name = {c.name: h for h, c in ((cand(t).hash, cand(t)) for t in ORDER)}
+    assert ev.focus[by_name["a1"]] == () and ev.focus[by_name["e5"]] == ()
+    folder = SessionFolder(out.session)
+    versions = {e["version"]: e for e in _events(out, "evaluate")}
+    focused = [v for v, e in versions.items() if e.get("focus")]
+    assert len(focused) == 2 and all(versions[v]["focus"] == [SHAPES[0]] for v in focused)
+    for v in focused:
+        res = folder.get_eval(v)
+        assert res.focus == [SHAPES[0]] and [s.id for s in res.shapes] == [SHAPES[0]]   # no held-out shape
+    compared = {pair[1] for pair in ev.compares}
+    assert all(folder.candidate(v)[0].hash not in compared for v in focused)          # never compared
+    accepts = {a["version"]: a for a in _events(out, "accept")}
+    v_c3, v_d4 = focused
+    assert not accepts[v_c3]["promote"] and not accepts[v_c3].get("progress")
+    assert "no new best" in accepts[v_c3]["reason"]
+    assert not accepts[v_d4]["promote"] and accepts[v_d4]["progress"] is True         # 5 µs < 10 µs, still not the incumbent
+    assert "a new best" in accepts[v_d4]["reason"] and "never promoted" in accepts[v_d4]["reason"]
+    assert out.best == "v004" and accepts["v004"]["promote"]                         # e5, judged everywhere
+    assert (out.session / "best" / "candidate.py").read_text().startswith("# e5")
+    assert "Candidates evaluated: 4 (accepted 4; 2 of them focused trials" in (out.session / "report.md").read_text()
+    # the trial the proposer sees says which shapes it holds
+    seen = proposer.seen[-1].trials
+    assert [t.focus for t in seen] == [[], [SHAPES[0]], [SHAPES[0]]]
+    assert set(seen[2].times_us) == {SHAPES[0]}
+
+
+def test_stall_counts_focused_trials_without_a_new_best_only(tmp_path):
+    ev = LoggingEvaluator(script, tmp_path / "log")
+    proposer = ScriptedProposer([cand(t) for t in ORDER], focus=FOCUS)
+    # stall 2: c3 (no new best) counts 1, d4 (a new best) does not, so no dropout before e5
+    out = run(tmp_path / "s", tmp_path / "log", LoopConfig(iterations=4, stall=2), resumed=False,
+              order=ORDER, proposer=proposer, evaluator=ev)
+    assert not _events(out, "dropout") and out.best == "v004"
+    proposer = ScriptedProposer([cand(t) for t in ("a1", "c3", "c3x", "e5")],
+                                focus={"c3": (SHAPES[0],), "c3x": (SHAPES[0],)})
+    TABLE["c3x"] = ("accepted", 9.9)
+    try:
+        out = run(tmp_path / "t", tmp_path / "log2", LoopConfig(iterations=4, stall=2), resumed=False,
+                  order=("a1", "c3", "c3x", "e5"), proposer=proposer,
+                  evaluator=LoggingEvaluator(script, tmp_path / "l2"))
+    finally:
+        del TABLE["c3x"]
+    assert [d["number"] for d in _events(out, "dropout")] == [1]                     # two in a row without one
+
+
+def test_a_batch_passes_each_members_focus_and_the_screen_ignores_focused_members(tmp_path):
+    ev = BatchEvaluator(script, tmp_path / "log")
+    proposer = BatchingProposer([cand(t) for t in ORDER], focus=FOCUS)
+    out = run(tmp_path / "s", tmp_path / "log", LoopConfig(iterations=4, stall=10, parallel=4), resumed=False,
+              order=ORDER, proposer=proposer, evaluator=ev)
+    assert ev.batches == [["a1", "c3", "d4", "e5"]]
+    assert {n: ev.focus[cand(n).hash] for n in ORDER} == {"a1": (), "c3": (SHAPES[0],), "d4": (SHAPES[0],), "e5": ()}
+    accepts = {a["version"]: a for a in _events(out, "accept")}
+    # d4's 5 µs at one shape does not screen e5 out of its comparison: e5 is compared and promoted
+    assert accepts["v004"]["promote"] and out.best == "v004"
+    assert accepts["v003"]["progress"] is True and not accepts["v003"]["promote"]
+
+
+def test_replay_answers_only_with_the_focus_it_recorded():
+    ev = ScriptedEvaluator(script)
+    c = cand("d4")
+    res = ev.evaluate(SPEC, c, "d4.py", focus=(SHAPES[0],))
+    replay = ReplayEvaluator({c.hash: res}, {})
+    assert replay.evaluate(SPEC, c, "d4.py", focus=(SHAPES[0],)) is res
+    with pytest.raises(KeyError, match="not at every shape"):
+        replay.evaluate(SPEC, c, "d4.py")
