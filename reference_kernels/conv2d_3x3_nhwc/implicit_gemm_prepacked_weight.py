@@ -36,11 +36,11 @@ Tiles are chosen in forward per shape from (batch*h*w, c_in, c_out) and the SM c
 cost model (waves of programs x per-tile MACs plus operand traffic): ResNet stage 1 (100352
 pixels, 64 channels) gets 128x64 tiles, 784 programs; when the output has too few tiles for the
 132 SMs the channel blocks are split across programs into an fp32 workspace [splits, pixels,
-c_out], summed in a fixed order by a second small kernel (deterministic, no atomics): stage 3
-(6272 x 256) runs 128x128 tiles x 4 splits = 392 programs, stage 4 (1568 x 512, only 13x4 tiles of
-128) 128x128 x 2 splits = 104 programs of 72 K steps (the model rates 4 splits, 208 programs in
-two waves, the same; MAX_TILE = 64 gives 64x64 x 4 splits = 800 programs), the UNet shape
-(8192 x 320) 128x64 x 2 splits = 640 programs. c_in not a multiple of BLOCK_K and odd h, w are
+c_out], summed in a fixed order by a second small kernel (deterministic, no atomics). Tiles are at
+most 128x64 (`_TILE_ELEMS`, from the H200 run below): stage 3 (6272 x 256) runs 128x64 tiles x 2
+splits = 392 programs, stage 4 (1568 x 512) 128x64 x 8 splits = 832 programs of 18 K steps (as
+stage 1's), the UNet shape (8192 x 320) 128x64 x 2 splits = 640 programs. Until that run the plan
+gave stages 3 and 4 128x128 tiles (392 and 104 programs). c_in not a multiple of BLOCK_K and odd h, w are
 masked (held-out 3x17x19 33->65 and 1x9x9 100->7).
 PRECISION defaults to "tf32x3": with the gather and the weight stride gone the kernel should be
 bound by its dot, and the fp32 FMA path caps it at 66.9 TFLOP/s, of which cuDNN (TF32 off)
@@ -64,7 +64,10 @@ loses badly at the two shapes with few pixels and wide channels, the ones forwar
 tiles: stage 3 1046 us (0.26x torch.compile, 0.26x production; tap_loop_gemm 676 us) and stage 4
 1703 us (0.21x, 0.21x; implicit_gemm_flat_k 774 us), the slowest of the three kernels there.
 Not profiled at those shapes; the kernels that win there were, and are register-bound (tap_loop_gemm
-and implicit_gemm_flat_k: 214-255 registers, 6-18 % SM busy).
+and implicit_gemm_flat_k: 214-255 registers, 6-18 % SM busy). Those two shapes were the only ones
+given 128x128 tiles, at about a quarter of the per-SM throughput the 128x64 tiles reached, so the
+plan no longer considers them. The new plan was checked in the interpreter only; it has not yet
+been timed on the GPU.
 """
 
 import torch
@@ -78,6 +81,12 @@ MAX_TILE = 128
 
 _SMEM_BUDGET = 200 * 1024          # bytes of shared memory a program may plan for (H100/H200: 227 KiB)
 _SM_COUNTS: dict = {}
+_TILE_ELEMS = 128 * 64
+"""Largest output tile (BLOCK_M x BLOCK_N) the plan considers. On the H200 the 128x64 tiles (4 warps)
+ran stage 1 and the UNet shape at 295 and 490 us, while the 128x128 tiles (8 warps) ran stages 3 and 4
+at 1046 and 1703 us for the same 7.4 GFLOP as stage 1: about a quarter of the per-SM throughput. The
+likely reading is one 8-warp program per SM, with too little to hide its tf32x3 operand splitting and
+loads behind; it was not profiled."""
 
 
 @triton.jit
@@ -171,7 +180,7 @@ def _plan(n_pix: int, c_in: int, c_out: int, sms: int, block_k: int, max_tile: i
         if bm > max_tile or (bm > 16 and bm // 2 >= n_pix):
             continue
         for bn in (128, 64, 32, 16):
-            if bn > max_tile or (bn > 16 and bn // 2 >= c_out):
+            if bn > max_tile or (bn > 16 and bn // 2 >= c_out) or bm * bn > _TILE_ELEMS:
                 continue
             step_bytes = (bm + bn) * block_k * 4
             fit = (_SMEM_BUDGET - 2 * step_bytes) // step_bytes   # room also for tf32x3's split operands
