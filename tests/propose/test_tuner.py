@@ -292,3 +292,15 @@ def test_a_point_focused_elsewhere_is_not_a_failure_for_this_shape(kernels, monk
     assert seen["values"] == [3.0]                              # v2 left out, not counted as failed at a
     tuner._ask(fam, b, ctx(trials), set())
     assert seen["values"] == [4.0, 2.0]
+
+
+def test_tuning_points_focus_only_on_shapes_the_session_judges(kernels):
+    """With `--shape` narrowing the run, the screen measured a subset: no focus lands elsewhere."""
+    ids = [s.id for s in SPEC.cpu_shapes]
+    tuner, trials = Tuner([kernels]), []
+    for _ in range(3):
+        trials.append(trial(tuner.propose(ctx(trials)), {ids[-1]: 10.0}))
+    for _ in range(3):
+        p = tuner.propose(ctx(trials))
+        assert p.focus == (ids[-1],)
+        trials.append(trial(p, {ids[-1]: 9.0}))
