@@ -103,6 +103,9 @@ def _row(name: str, cand_name: str, old: EvalResult | None, new: EvalResult) -> 
     note = "" if comparable else (
         "times not comparable: " + ("interpreter wall times only rank" if "cpu-interpreter" in (a, b)
                                     else f"recorded on {a}, re-measured on {b}"))
+    if old is not None and old.focus:
+        note = "; ".join(x for x in (f"recorded as a focused trial at {', '.join(old.focus)}; "
+                                     "re-judged at every shape", note) if x)
     rec = {s.id: s for s in old.shapes} if old else {}
     shapes = []
     for s in new.shapes:

@@ -48,3 +48,17 @@ def test_rerun_table_marks_times_not_comparable():
     assert "recorded accepted on NVIDIA H200 -> now wrong on cpu-interpreter (CHANGED)" in text
     assert "12.50*" in text and "3000.00*" in text and "WRONG" in text
     assert "some verdicts changed" in text
+
+
+def test_a_focused_trial_is_rejudged_at_every_shape_and_the_row_says_so():
+    from aka.replay.rerun import _row
+    from aka.spec.result import EvalResult, EvalStatus, ShapeResult, Timing
+
+    def result(shapes, focus):
+        return EvalResult(status=EvalStatus.ACCEPTED, op="rmsnorm", candidate="c.py", candidate_sha256="x",
+                          mode="cpu-interpreter", dtype="float32", focus=focus,
+                          shapes=[ShapeResult(id=s, params={}, correct=True, time=Timing(5.0, 0, 0, 3, "cpu-interpreter"))
+                                  for s in shapes])
+    row = _row("v007", "k.py", result(["a"], ["a"]), result(["a", "b"], []))
+    assert row.note.startswith("recorded as a focused trial at a; re-judged at every shape")
+    assert [s["shape"] for s in row.shapes] == ["a", "b"] and row.shapes[1]["recorded_correct"] is None
