@@ -61,7 +61,8 @@ def trajectory(events: Iterable[Any], get_eval: Callable[[str], EvalResult | Non
     """(points, dropout positions, y-axis label) from the journal's evaluate/accept/dropout events.
 
     On a GPU the figure is the weighted speedup over eager; on the interpreter (no speedups) it is
-    the speed relative to the first accepted kernel, from wall times that only rank."""
+    the speed relative to the first accepted kernel, from wall times that only rank. A focused
+    trial (timed at one shape) has no figure over the shapes, so no point value."""
     points: list[Point] = []
     dropouts: list[int] = []
     results: dict[str, EvalResult | None] = {}
@@ -81,13 +82,14 @@ def trajectory(events: Iterable[Any], get_eval: Callable[[str], EvalResult | Non
         figure = lambda r: weighted_speedup(r, weights)  # noqa: E731
         label = "weighted speedup over eager (×)"
     else:
-        first = next((weighted_time(r, weights) for r in results.values() if r is not None and r.accepted), None)
+        first = next((weighted_time(r, weights) for r in results.values() if r is not None and r.accepted
+                      and not r.focus), None)
         figure = lambda r: (first / t if first and (t := weighted_time(r, weights)) else None)  # noqa: E731
         label = "speed relative to the first accepted kernel\n(CPU interpreter wall time: ranks only)"
     incumbent = None
     for p in points:
         r = results.get(p.version)
-        p.value = figure(r) if r is not None and r.accepted else None
+        p.value = figure(r) if r is not None and r.accepted and not r.focus else None   # a focused trial: one shape
         if p.promoted and p.value is not None:
             incumbent = p.value
         p.incumbent = incumbent

@@ -26,3 +26,16 @@ def test_report_links_the_plots_it_writes(session):
     assert "![shapes](plots/shapes.png)" in text and "![trajectory](plots/trajectory.png)" in text
     for name in ("shapes.png", "trajectory.png"):
         assert (session / "plots" / name).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_focused_trial_gets_no_point_value(session):
+    view = load(session)
+
+    def get(v):
+        r = view.versions[v].eval
+        if v == "v004":                                        # as if judged at one shape only
+            r.focus, r.shapes = [r.shapes[0].id], [r.shapes[0]]
+        return r
+    points, _, _ = plots.trajectory(view.events, get, {})
+    values = {p.version: p.value for p in points}
+    assert values["v004"] is None and values["v005"] is not None and values["v001"] == 1.0
