@@ -84,6 +84,8 @@ def focused(deps: Deps, state: dict[str, Any], version: str, result: EvalResult)
         records.append(record)
         was = f"{before:.4g} µs before, {before / us:.3f}x" if before else "the first time measured there"
         parts.append(f"{sid} {us:.4g} µs ({'a new best: ' if record else 'no new best: '}{was})")
+    if not parts:
+        parts = [f"{', '.join(result.focus)} (no time measured)"]
     ratios = [best[sid] / us for sid, us in mine.items() if best.get(sid) and us > 0]
     gain = math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else None
     return Decision(False, f"a focused trial at {', '.join(parts)}; it feeds the tuner's dispatcher, never "

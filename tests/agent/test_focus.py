@@ -98,3 +98,13 @@ def test_replay_answers_only_with_the_focus_it_recorded():
     assert replay.evaluate(SPEC, c, "d4.py", focus=(SHAPES[0],)) is res
     with pytest.raises(KeyError, match="not at every shape"):
         replay.evaluate(SPEC, c, "d4.py")
+
+
+def test_a_focused_trial_without_a_time_is_neither_promoted_nor_progress():
+    from types import SimpleNamespace
+
+    from aka.agent.screen import focused
+
+    res = ScriptedEvaluator(lambda c: ("accepted", {})).evaluate(SPEC, cand("a1"), "a1.py", focus=(SHAPES[0],))
+    d = focused(SimpleNamespace(spec=SPEC), {"trials": []}, "v001", res)
+    assert not d.promote and not d.progress and f"{SHAPES[0]} (no time measured)" in d.reason
