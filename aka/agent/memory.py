@@ -28,6 +28,10 @@ def record_for(n: int, version: str, proposal: dict[str, Any], result: EvalResul
     elif promoted:
         lesson = f"{cand['name']} {cand['params']} beat the incumbent: {decision.reason}"
         verdict = "promoted"
+    elif result.focus:
+        lesson = (f"{cand['name']} {cand['params']}, judged at {', '.join(result.focus)} alone: "
+                  f"{decision.reason if decision else 'not decided'}")
+        verdict = "shape-best" if decision and decision.progress else "no-shape-best"
     else:
         reason = decision.reason if decision else "not compared"
         lesson = f"{cand['name']} {cand['params']} did not beat the incumbent: {reason}"
@@ -36,7 +40,7 @@ def record_for(n: int, version: str, proposal: dict[str, Any], result: EvalResul
     return MemoryRecord(id=f"m{n:03d}", candidate=cand["hash"], version=version,
                         change=proposal.get("change", ""), hypothesis=proposal.get("hypothesis", ""),
                         verdict=verdict, lesson=lesson, figures=figures,
-                        kind="strategy" if promoted else "anti-strategy")
+                        kind="strategy" if promoted or verdict == "shape-best" else "anti-strategy")
 
 
 def _held(result: EvalResult, shape_id: str) -> bool:

@@ -33,7 +33,8 @@ class MemoryRecord:
     hypothesis: str
     """Why the proposer expected it to help."""
     verdict: str
-    """'promoted', 'slower', 'within-noise', or the harness status ('wrong', 'cheat', 'error', ...)."""
+    """'promoted', 'slower', 'within-noise', 'failed-while-timed', for a focused trial 'shape-best'
+    (the best time yet at its shape) or 'no-shape-best', or the harness status ('wrong', 'cheat', ...)."""
     lesson: str
     """One sentence a later proposal should take into account."""
     kind: str = "strategy"

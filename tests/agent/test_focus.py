@@ -52,6 +52,10 @@ def test_a_focused_trial_is_judged_at_its_shape_alone_and_never_promoted(tmp_pat
     assert out.best == "v004" and accepts["v004"]["promote"]                         # e5, judged everywhere
     assert (out.session / "best" / "candidate.py").read_text().startswith("# e5")
     assert "Candidates evaluated: 4 (accepted 4; 2 of them focused trials" in (out.session / "report.md").read_text()
+    records = {m.version: m for m in folder.memory()}
+    assert (records[v_c3].verdict, records[v_c3].kind) == ("no-shape-best", "anti-strategy")
+    assert (records[v_d4].verdict, records[v_d4].kind) == ("shape-best", "strategy")
+    assert f"judged at {SHAPES[0]} alone" in records[v_d4].lesson
     # the trial the proposer sees says which shapes it holds
     seen = proposer.seen[-1].trials
     assert [t.focus for t in seen] == [[], [SHAPES[0]], [SHAPES[0]]]
