@@ -112,3 +112,40 @@ def test_a_focused_trial_without_a_time_is_neither_promoted_nor_progress():
     res = ScriptedEvaluator(lambda c: ("accepted", {})).evaluate(SPEC, cand("a1"), "a1.py", focus=(SHAPES[0],))
     d = focused(SimpleNamespace(spec=SPEC), {"trials": []}, "v001", res)
     assert not d.promote and not d.progress and f"{SHAPES[0]} (no time measured)" in d.reason
+
+
+def test_the_tuner_end_to_end_a_focused_winner_reaches_best_only_through_a_dispatcher(tmp_path):
+    """The real tuner through the real loop: a tuned point wins its shape in a focused trial, is
+    not promoted, and the dispatcher built on it is judged at every shape, compared and promoted."""
+    from pathlib import Path
+
+    from aka.propose.tuner import Tuner
+    from aka.sessions.run import run_session
+
+    root = tmp_path / "kernels" / "rmsnorm"
+    root.mkdir(parents=True)
+    shipped = Path(__file__).parents[2] / "reference_kernels" / "rmsnorm"
+    for name in ("blocked_columns.py", "multi_row_tile.py"):
+        (root / name).write_text((shipped / name).read_text())
+    defaults = {}
+
+    def script(c):
+        if c.origin == "dispatcher":
+            return "accepted", {s: (9.0 if s == SHAPES[0] else 10.0) for s in SHAPES}
+        base = {"rmsnorm/blocked_columns.py": 10.0, "rmsnorm/multi_row_tile.py": 12.0}[c.family]
+        defaults.setdefault(c.family, c.params)
+        tuned = c.params != defaults[c.family] and c.family == "rmsnorm/blocked_columns.py"
+        return "accepted", {s: (9.0 if tuned and s == SHAPES[0] else base + (0.5 if tuned else 0.0)) for s in SHAPES}
+
+    ev = ScriptedEvaluator(script)
+    folder = SessionFolder.create(tmp_path, "s", {"op": {"name": "rmsnorm"}})
+    out = run_session(folder, SPEC, LoopConfig(iterations=4, stall=10), ev, Tuner([tmp_path / "kernels"]),
+                      progress=False)
+    evaluated = {e["version"]: e for e in _events(out, "evaluate")}
+    accepts = {a["version"]: a for a in _events(out, "accept")}
+    assert [evaluated[v].get("focus") for v in ("v001", "v002", "v003", "v004")] == [None, None, [SHAPES[0]], None]
+    assert accepts["v003"]["progress"] is True and not accepts["v003"]["promote"]       # the tuned point
+    disp, _ = SessionFolder(out.session).candidate("v004")
+    assert disp.origin == "dispatcher" and ev.focus[disp.hash] == ()                     # judged everywhere
+    assert (disp.hash and any(pair[1] == disp.hash for pair in ev.compares))             # and compared
+    assert accepts["v004"]["promote"] and out.best == "v004"
