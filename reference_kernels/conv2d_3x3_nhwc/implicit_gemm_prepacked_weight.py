@@ -66,8 +66,11 @@ tiles: stage 3 1046 us (0.26x torch.compile, 0.26x production; tap_loop_gemm 676
 Not profiled at those shapes; the kernels that win there were, and are register-bound (tap_loop_gemm
 and implicit_gemm_flat_k: 214-255 registers, 6-18 % SM busy). Those two shapes were the only ones
 given 128x128 tiles, at about a quarter of the per-SM throughput the 128x64 tiles reached, so the
-plan no longer considers them. The new plan was checked in the interpreter only; it has not yet
-been timed on the GPU.
+plan no longer considers them. Measured again by the harness on one H200 (2026-12-05, the covering-flush rule; `bash tools/h200_suite_bench.sh --ops matmul_fp32,conv2d_3x3_nhwc suites/kernel-patterns` into a fresh folder, call 1 of docs/results/h200-2026-12-05/): stage 1 151 us (2.12x
+torch.compile), stage 3 192 (1.43x, 1046 us before the cap), stage 4 185 (1.97x, 1703 us before),
+sd-unet 315 (1.71x). Stage 1's plan did not change and still halved from 295 us: the timing rule
+changed in between (a Triton launch's host work no longer leaks into its events time), so only
+stages 3 and 4 measure the cap. implicit_gemm_presplit_tf32x3 is faster at every shape.
 """
 
 import torch

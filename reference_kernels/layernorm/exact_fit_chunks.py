@@ -72,7 +72,14 @@ every NUM_WARPS x ROWS point at hidden 1, 8, 96, 100, 123, 284, 568, 768, 1280, 
 2-7 rows, fp32 and bf16, against torch.nn.functional.layer_norm: within the op's tolerance (fp32
 1e-4, bf16 2e-2) for the op's inputs (row mean about 0.5). With a row mean of 1000 in fp32, 48 of
 144 cases exceed 1e-4 against torch (one_row_registers: 3 of 12), while this kernel is 5.5e-5 to
-6.5e-5 and torch fp32 2.9e-5 to 7.9e-5 from a float64 reference (hidden 96, 1280, 4544). Not yet timed on a GPU.
+6.5e-5 and torch fp32 2.9e-5 to 7.9e-5 from a float64 reference (hidden 96, 1280, 4544). Measured by the harness on one H200 (2026-12-05, bf16, the covering-flush rule; `bash
+tools/h200_suite_bench.sh --ops layernorm,rmsnorm,fused_add_rmsnorm suites/llm-inference` into a fresh
+folder, call 2 of docs/results/h200-2026-12-05/): the fastest layernorm kernel at gpt-neox-20b-prefill-4k
+27.3 us (SOL 0.77, 1.65x torch.compile; one_row_registers was 30.6 us, 0.68, on 2026-12-04), at
+falcon-7b-prefill-8k 39.7 us (0.78, 2.05x; was 49.6 us, 0.63) and at clip-vit-l14-336-batch-32 21.1 us
+(0.75, 1.02x); behind one_row_registers at gptj-6b-prefill-16k (69.4 against 67.2 us) and behind
+persistent_prefetch at the two decode shapes (3.41 and 4.16 us against 3.02 and 4.02). Still short of
+SOL 0.85 at the three prefill shapes it wins.
 """
 
 import torch
