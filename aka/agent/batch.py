@@ -62,7 +62,7 @@ def evaluate_batch(state: AgentState, deps: Deps) -> tuple[dict, list[dict]]:
         else:
             todo.append((version, cand, path, tuple(member.get("focus", ()))))
     many = getattr(deps.evaluator, "evaluate_many", None)
-    items = [(cand, path, focus) if focus else (cand, path) for _, cand, path, focus in todo]
+    items = [(cand, path, focus) for _, cand, path, focus in todo]
     results = many(deps.spec, items) if many else ((i, evaluate_one(deps, *item)) for i, item in enumerate(items))
     for i, result in results:
         deps.store.put_eval(todo[i][0], result)

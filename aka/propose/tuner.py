@@ -262,9 +262,9 @@ class Tuner:
 
     def _tune(self, ctx, families, tried, parent) -> Proposal | None:
         best = best_per_shape(ctx)
+        judged = run_shapes(ctx)
         measured = {sid for t in ctx.trials for sid in t.times_us}     # the shapes judged (`--shape` may narrow them)
-        shapes = sorted([s for s in run_shapes(ctx) if s["id"] in measured] or run_shapes(ctx),
-                        key=lambda s: -float(s.get("weight", 1.0)))
+        shapes = sorted([s for s in judged if s["id"] in measured] or judged, key=lambda s: -float(s.get("weight", 1.0)))
         if not shapes:
             return None
         turn = sum(1 for t in ctx.trials if t.origin == "tuner" and t.params != _defaults(families, t.family))
