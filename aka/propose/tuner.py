@@ -4,7 +4,8 @@ declared parameter spaces, per shape, and emits a per-shape dispatcher of the wi
 Order of work, each step one candidate:
 1. screen: every eligible kernel family at its default parameters (best-ranked by retrieval first);
 2. dispatch: when different (family, parameters) win different shapes, one dispatcher of them;
-3. tune: for the shape next in turn (by weight), the family that wins it, a parameter point asked
+3. tune: for the shape next in turn (by weight; two turns in three go to the shapes still behind a
+   baseline, when any are), the family that wins it, a parameter point asked
    from Optuna's TPE sampler fitted on that family's measured times at that shape (a Bayesian
    optimizer; after a dropout a random sampler, away from the families to avoid). The point is
    judged at that shape alone (a focused trial, `Proposal.focus`: the first rung of halving over
@@ -268,7 +269,10 @@ class Tuner:
         if not shapes:
             return None
         turn = sum(1 for t in ctx.trials if t.origin == "tuner" and t.params != _defaults(families, t.family))
-        order = shapes[turn % len(shapes):] + shapes[: turn % len(shapes)]
+        behind = set(behind_baselines(ctx, best))
+        lagging = [s for s in shapes if s["id"] in behind]
+        pool = lagging if lagging and turn % LAG_CYCLE != LAG_CYCLE - 1 else shapes
+        order = pool[turn % len(pool):] + pool[: turn % len(pool)]
         for shape in order:
             for fam in self._families_for(shape["id"], families, best, ctx):
                 params = self._ask(fam, shape["id"], ctx, tried)
@@ -329,6 +333,28 @@ def ask_point(fam: Family, ctx: ProposalContext, tried: set[str], trials: list[T
             return dict(trial.params)
         study.tell(trial, state=optuna.trial.TrialState.PRUNED)
     return random.Random(seed).choice(untried)
+
+
+LAG_CYCLE = 3
+"""Of every LAG_CYCLE tuning turns, all but the last go to the shapes still behind a baseline
+(`behind_baselines`), when there are any; the last follows the rotation over every shape by
+weight, so no shape is starved."""
+BASELINE_LEAD = 1.02
+"""A shape is ahead once its best time beats the fastest baseline by this factor (the noise between
+two evaluations is about this size)."""
+
+
+def behind_baselines(ctx: ProposalContext, best: dict[str, tuple[Trial, float]]) -> list[str]:
+    """Visible shape ids whose fastest accepted time so far is not BASELINE_LEAD times faster than
+    the fastest baseline (torch.compile, eager, the production library) the incumbent's evaluation
+    timed there: the shapes where a tuning turn is most likely to change the verdict."""
+    out = []
+    for row in (ctx.incumbent_eval or {}).get("shapes", []):
+        us, speedup = row.get("time_us"), row.get("speedup") or {}
+        bases = [us * x for x in speedup.values() if us and x and x > 0]
+        if bases and row["id"] in best and best[row["id"]][1] * BASELINE_LEAD > min(bases):
+            out.append(row["id"])
+    return out
 
 
 BORROW_MAX = 6

@@ -304,3 +304,49 @@ def test_tuning_points_focus_only_on_shapes_the_session_judges(kernels):
         p = tuner.propose(ctx(trials))
         assert p.focus == (ids[-1],)
         trials.append(trial(p, {ids[-1]: 9.0}))
+
+
+def _gpu_ctx(trials, incumbent_eval, incumbent=None):
+    gpu = {"kind": "cuda", "name": "H200", "vendor": "nvidia", "arch": "sm90"}
+    return ProposalContext(op=SPEC.public_view(), device=gpu, iteration=len(trials), trials=list(trials),
+                           incumbent=incumbent, incumbent_eval=incumbent_eval)
+
+
+def test_two_tuning_turns_in_three_go_to_the_shapes_still_behind_a_baseline(kernels):
+    """The incumbent's evaluation says torch.compile beats it at one shape only: that shape gets two
+    turns in three; the third rotates over every shape by weight."""
+    lag = "llama3-8b-decode-32"
+    view = {"shapes": [{"id": s, "time_us": 10.0, "speedup": {"eager": 3.0, "torch.compile": 0.9 if s == lag else 1.5}}
+                       for s in SHAPES]}
+    tuner, trials = Tuner([kernels]), []
+    for _ in range(3):                                          # the screen: one family fastest everywhere
+        p = tuner.propose(_gpu_ctx(trials, view))
+        trials.append(trial(p, {s: 10.0 if p.candidate.family.endswith("one_row_registers.py") else 20.0
+                                for s in SHAPES}))
+    incumbent = next(t for t in trials if t.family.endswith("one_row_registers.py"))
+    focus = []
+    for _ in range(6):
+        p = tuner.propose(_gpu_ctx(trials, view))
+        assert p.candidate.origin == "tuner"
+        focus.append(p.focus[0])
+        trials.append(trial(p, {p.focus[0]: 10.5}))
+    heaviest = [s.id for s in sorted(SPEC.shapes, key=lambda s: -s.weight)]
+    assert focus == [lag, lag, heaviest[2], lag, lag, heaviest[5]]
+    assert incumbent.times_us[lag] == 10.0
+    # once the shape is ahead of every baseline by the margin, the plain rotation comes back
+    ahead = {"shapes": [{**r, "speedup": {"torch.compile": 1.5}} for r in view["shapes"]]}
+    assert tuner.propose(_gpu_ctx(trials, ahead)).focus == (heaviest[6 % len(heaviest)],)
+
+
+def test_behind_baselines_reads_the_fastest_baseline_of_each_shape():
+    from aka.propose.tuner import behind_baselines
+
+    view = {"shapes": [{"id": "a", "time_us": 10.0, "speedup": {"eager": 2.0, "torch.compile": 0.99}},
+                       {"id": "b", "time_us": 10.0, "speedup": {"eager": 2.0, "torch.compile": 1.01}},
+                       {"id": "c", "time_us": 10.0, "speedup": {"eager": 2.0, "torch.compile": 1.2}},
+                       {"id": "d", "time_us": None, "speedup": {}}]}
+    best = {sid: (None, 10.0) for sid in "abcd"}
+    c = ProposalContext(op=SPEC.public_view(), device=CPU, iteration=0, incumbent_eval=view)
+    assert behind_baselines(c, best) == ["a", "b"]                   # b leads by 1 %, under the 2 % margin
+    assert behind_baselines(c, {**best, "a": (None, 9.0)}) == ["b"]  # a focused trial got a ahead
+    assert behind_baselines(ProposalContext(op=SPEC.public_view(), device=CPU, iteration=0), best) == []
