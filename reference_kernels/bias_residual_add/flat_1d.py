@@ -2,7 +2,7 @@
 ---
 op: bias_residual_add
 strategy: flat-1d-elementwise
-techniques: [elementwise, kernel-fusion, 1d-grid, index-arithmetic, masked-tail]
+techniques: [elementwise, kernel-fusion, 1d-grid, index-arithmetic, constexpr-divisor, int32-indexing, masked-tail]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
@@ -17,7 +17,10 @@ The n_tokens * hidden elements are cut into equal BLOCK-sized pieces regardless 
 index is the flat index modulo hidden. Every program moves the same number of bytes, which keeps
 the tail even for odd hidden sizes and gives small decode batches as many programs as the bytes
 allow, at the cost of one integer remainder per element and a gathered (but L1/L2-resident) bias
-load.
+load. The remainder is kept cheap the way Inductor's generated code does it: hidden is a
+compile-time constant (one compile per hidden size), so `idx % hidden` is a multiply and shift, and
+the index is 32-bit unless the tensor needs 64 (before 2026-12-05 it was a 64-bit remainder by a
+runtime value per element, a long instruction sequence that a one-row decode call waits on).
 Measured by the harness on one H200 (2026-12-04, graph replay): at starcoder2-15b-decode-256 the
 faster of the two kernels, 4.56 us, but 0.95x torch.compile's 4.34 us
 (docs/results/h200-2026-12-04-suites/llm-inference.json). It has not been profiled with Nsight
@@ -33,8 +36,12 @@ NUM_WARPS = 8
 
 
 @triton.jit
-def _bias_residual_flat(x_ptr, r_ptr, b_ptr, y_ptr, n, hidden, BLOCK: tl.constexpr):
-    idx = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+def _bias_residual_flat(x_ptr, r_ptr, b_ptr, y_ptr, n, hidden: tl.constexpr, BLOCK: tl.constexpr,
+                        IDX64: tl.constexpr):
+    pid = tl.program_id(0)
+    if IDX64:
+        pid = pid.to(tl.int64)
+    idx = pid * BLOCK + tl.arange(0, BLOCK)
     mask = idx < n
     x = tl.load(x_ptr + idx, mask=mask, other=0.0).to(tl.float32)
     b = tl.load(b_ptr + idx % hidden, mask=mask, other=0.0).to(tl.float32)
@@ -55,6 +62,7 @@ class ModelNew(torch.nn.Module):
         y = torch.empty_like(x2)
         n = y.numel()
         if n > 0:
-            _bias_residual_flat[(triton.cdiv(n, BLOCK),)](x2, r2, self.bias, y, n, hidden,
-                                                          BLOCK=BLOCK, num_warps=NUM_WARPS)
+            grid = triton.cdiv(n, BLOCK)
+            _bias_residual_flat[(grid,)](x2, r2, self.bias, y, n, hidden, BLOCK=BLOCK,
+                                         IDX64=grid * BLOCK >= 2**31, num_warps=NUM_WARPS)
         return y.view(x.shape)

@@ -2,7 +2,7 @@
 ---
 op: silu_and_mul
 strategy: flat-1d-elementwise
-techniques: [elementwise, 1d-grid, fp32-compute, masked-tail, index-arithmetic]
+techniques: [elementwise, 1d-grid, fp32-compute, masked-tail, index-arithmetic, constexpr-divisor, int32-indexing]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
@@ -17,7 +17,10 @@ The output is treated as one flat array of n_tokens*d elements cut into BLOCK-si
 per program, regardless of row boundaries; each element finds its row and column by an integer
 divide and reads the gate and up values from the interleaved input. Every program does the same
 amount of work even when d is small or odd (no ragged last column block per row), at the cost of a
-division per element and loads that break into two runs where a block straddles a row end.
+division per element and loads that break into two runs where a block straddles a row end. The
+division is kept cheap as in Inductor's generated code: d is a compile-time constant (one compile
+per width), so `idx // d` is a multiply and shift, and the index is 32-bit unless the input needs
+64 (before 2026-12-05: a 64-bit division by a runtime value per element).
 Measured by the harness on one H200 (2026-12-04): the fastest of the four kernels at
 llama3-8b-decode-1 (2.48 us against torch.compile's 2.47, graph replay, 0.996x) and
 mixtral-8x22b-tp4-prefill-16k (92.58 against 92.56 us, events, 0.9998x), level but below 1.0x
@@ -34,8 +37,11 @@ NUM_WARPS = 8
 
 
 @triton.jit
-def _silu_and_mul_flat(x_ptr, y_ptr, n, d, BLOCK: tl.constexpr):
-    idx = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+def _silu_and_mul_flat(x_ptr, y_ptr, n, d: tl.constexpr, BLOCK: tl.constexpr, IDX64: tl.constexpr):
+    pid = tl.program_id(0)
+    if IDX64:
+        pid = pid.to(tl.int64)
+    idx = pid * BLOCK + tl.arange(0, BLOCK)
     mask = idx < n
     row = idx // d
     col = idx - row * d
@@ -53,5 +59,7 @@ class ModelNew(torch.nn.Module):
         y = torch.empty((x2.shape[0], d), dtype=x.dtype, device=x.device)
         n = y.numel()
         if n > 0:
-            _silu_and_mul_flat[(triton.cdiv(n, BLOCK),)](x2, y, n, d, BLOCK=BLOCK, num_warps=NUM_WARPS)
+            grid = triton.cdiv(n, BLOCK)
+            _silu_and_mul_flat[(grid,)](x2, y, n, d, BLOCK=BLOCK, IDX64=2 * grid * BLOCK >= 2**31,
+                                        num_warps=NUM_WARPS)
         return y.view(*x.shape[:-1], d)
