@@ -3,7 +3,7 @@ of loading and storing: copy and rmsnorm kernels of the same shape written sever
 by the harness's own timer (`GpuTimer`: covering L2 flush, graph replay below its threshold), SOL
 against the datasheet bandwidth and against the copy ceiling `aka doctor --calibrate` measured.
 
-  PYTHONPATH=. python3 tools/bw_probe.py [--shapes 16384x4096,4096x8192,2048x4096] [--out probe.json]
+  PYTHONPATH=. python3 tools/bw_probe.py [--shapes 16384x4096,4096x8192,2048x4096,1280x4096] [--out probe.json]
 
 Ways (copy: y = x; rmsnorm: y = x * rsqrt(mean(x^2) + eps) * w; bf16 throughout):
   torch        y.copy_(x) (copy only)
@@ -181,7 +181,7 @@ def table(rows: list[dict]) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--shapes", default="16384x4096,4096x8192,2048x4096")
+    ap.add_argument("--shapes", default="16384x4096,4096x8192,2048x4096,1280x4096")
     ap.add_argument("--calibration", default="", help="`aka doctor --calibrate --json` output: SOL against "
                                                        "its copy ceiling too")
     ap.add_argument("--out", default="")
