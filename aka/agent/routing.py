@@ -18,7 +18,7 @@ def after_decide(state: AgentState, deps: Deps) -> Literal["finish", "dropout", 
     or propose again."""
     if state.get("stop_reason"):
         return "finish"
-    if state.get("stall", 0) >= deps.config.stall and not state.get("queue"):   # a batch ends first
+    if state.get("stall", 0) >= deps.config.stall - 1e-6 and not state.get("queue"):   # a batch ends first
         return "dropout"
     if (state.get("last") or {}).get("promote"):
         return "profile"

@@ -82,7 +82,8 @@ class AgentState(TypedDict, total=False):
     (evaluated with the batch's first; journaled, accepted and reflected one by one)."""
     last: dict | None
     """The last evaluated candidate: version, status, decision (promote, reason)."""
-    stall: int
+    stall: float
+    """Candidates in a row without a promotion (a focused trial counts its share of the shapes)."""
     dropouts: int
     dropouts_without_progress: int
     avoid_families: list[str]

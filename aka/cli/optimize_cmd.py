@@ -23,7 +23,7 @@ def optimize_command(
     time_limit: Optional[float] = typer.Option(None, "--time-limit", min=0.1, help="Stop after this many minutes."),
     target_sol: Optional[float] = typer.Option(None, "--target-sol", min=0.0, max=1.0,
                                                help="Stop once the best kernel's weighted speed-of-light reaches this."),
-    stall: int = typer.Option(3, "--stall", min=1, help="Candidates without improvement before a dropout."),
+    stall: int = typer.Option(3, "--stall", min=1, help="Candidates without improvement before a dropout (a focused trial counts its share of the shapes)."),
     max_dropouts: int = typer.Option(3, "--max-dropouts", min=1, help="Stop after this many fruitless dropouts."),
     resume: Optional[str] = typer.Option(None, "--resume", help="Continue the session SESSION (folder or id)."),
     sessions_dir: Path = typer.Option(Path("sessions"), "--sessions-dir", help="Where sessions live."),

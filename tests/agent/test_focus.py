@@ -69,16 +69,24 @@ def test_stall_counts_focused_trials_without_a_new_best_only(tmp_path):
     out = run(tmp_path / "s", tmp_path / "log", LoopConfig(iterations=4, stall=2), resumed=False,
               order=ORDER, proposer=proposer, evaluator=ev)
     assert not _events(out, "dropout") and out.best == "v004"
-    proposer = ScriptedProposer([cand(t) for t in ("a1", "c3", "c3x", "e5")],
-                                focus={"c3": (SHAPES[0],), "c3x": (SHAPES[0],)})
-    TABLE["c3x"] = ("accepted", 9.9)
+    # a focused trial without a new best weighs 1/len(SHAPES): a round of them over every shape
+    # counts as one candidate, so stall 1 drops out after the round, not before
+    misses = [f"c3{i}" for i in range(len(SHAPES))]
+    proposer = ScriptedProposer([cand(t) for t in ("a1", *misses, "e5")], focus={m: (SHAPES[0],) for m in misses})
+    TABLE.update({m: ("accepted", 9.9) for m in misses})
     try:
-        out = run(tmp_path / "t", tmp_path / "log2", LoopConfig(iterations=4, stall=2), resumed=False,
-                  order=("a1", "c3", "c3x", "e5"), proposer=proposer,
+        out = run(tmp_path / "t", tmp_path / "log2", LoopConfig(iterations=len(misses) + 2, stall=1), resumed=False,
+                  order=("a1", *misses, "e5"), proposer=proposer,
                   evaluator=LoggingEvaluator(script, tmp_path / "l2"))
     finally:
-        del TABLE["c3x"]
-    assert [d["number"] for d in _events(out, "dropout")] == [1]                     # two in a row without one
+        for m in misses:
+            del TABLE[m]
+    events = read_events(out.session / "events.jsonl").events
+    dropout_at = [i for i, e in enumerate(events) if e.kind == "dropout"]
+    evaluated = [i for i, e in enumerate(events) if e.kind == "evaluate"]
+    assert len(dropout_at) == 1 and evaluated[len(misses)] < dropout_at[0] < evaluated[len(misses) + 1]
+    stalls = [e.data["stall"] for e in events if e.kind == "decide"]
+    assert stalls[1:len(misses)] == [pytest.approx(k / len(SHAPES)) for k in range(1, len(misses))]
 
 
 def test_a_batch_passes_each_members_focus_and_the_screen_ignores_focused_members(tmp_path):
