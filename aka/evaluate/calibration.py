@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from aka.hardware.calibrate import FORMAT
+from aka.hardware.calibrate import FORMAT, save_floor
 
 
 def calibrate(size_bytes: int = 2 << 30) -> dict[str, Any]:
@@ -35,6 +35,7 @@ def calibrate(size_bytes: int = 2 << 30) -> dict[str, Any]:
     b = torch.randn(m, m, dtype=torch.bfloat16, device="cuda")
     t_mm = timer.bench([lambda: a @ b], reps=20, allow_graph=False).median_us
     t_empty = timer.launch_floor_us()
+    save_floor(name, t_empty)                # every later timing on this GPU adds this floor
     return {
         "format": FORMAT,
         "device": name,

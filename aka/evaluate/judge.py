@@ -457,8 +457,9 @@ def _time_shape(job: jobs.EvalJob, op: Operator, remote: Remote, kernels: set[st
     remote.ask("build", shape=i, params=row["params"], seed=seed)
     nsets = _sets(gpu, row.get("bytes_io", 0))
     fixed = job.shapes[i].method if gpu else None
+    floor = launch_floor_kw(gpu)
     claim = remote.ask("time", shape=i, params=row["params"], seed=seed, sets=nsets,
-                       reps=int(job.reps), proof=gpu, **({"method": fixed} if fixed else {}))
+                       reps=int(job.reps), proof=gpu, **floor, **({"method": fixed} if fixed else {}))
     timing = _timing(claim)
     if gpu:
         rule, detail, share = proof.judge(_work(claim), kernels)
@@ -474,11 +475,11 @@ def _time_shape(job: jobs.EvalJob, op: Operator, remote: Remote, kernels: set[st
         def timed_baselines(names: list[str]) -> dict[str, Any]:
             with remote.timed("judge-baselines"):
                 return time_baselines(op, row["params"], seed, row.get("bytes_io", 0), names, gpu,
-                                      int(job.reps), method, _tolerance(job), row["id"])
+                                      int(job.reps), method, _tolerance(job), row["id"], **floor)
         row["baselines"] = timed_baselines(baselines)
         if job.interleave:                          # A B | B A: a drifting clock weighs on both alike
             again = _timing(remote.ask("bench", shape=i, params=row["params"], seed=seed, sets=nsets,
-                                       reps=int(job.reps), **({"method": method} if method else {})))
+                                       reps=int(job.reps), **floor, **({"method": method} if method else {})))
             later = timed_baselines(list(reversed(baselines)))
             claims.append(again)
             timing = mirrored(timing, again)
@@ -490,6 +491,16 @@ def _time_shape(job: jobs.EvalJob, op: Operator, remote: Remote, kernels: set[st
             return False
     row["time"] = timing
     return True
+
+
+def launch_floor_kw(gpu: bool) -> dict[str, float]:
+    """The graph launch floor this GPU's timings add, as keyword arguments for the candidate's
+    process and the baselines (`timing.shared_floor_us`): each side adds the same. None on the CPU."""
+    if not gpu:
+        return {}
+    from aka.evaluate.timing import shared_floor_us
+
+    return {"floor_us": shared_floor_us()}
 
 
 def mirrored(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
@@ -598,12 +609,14 @@ def _round_trip(remote: Remote) -> float:
 
 
 def time_baselines(op: Operator, params: dict, seed: int, bytes_io: int, names: list[str], gpu: bool,
-                   reps: int, method: str | None, tol: Tolerance, shape_id: str) -> dict[str, Any]:
+                   reps: int, method: str | None, tol: Tolerance, shape_id: str,
+                   floor_us: float | None = None) -> dict[str, Any]:
     """Eager and torch.compile of the reference, and the operator's production module, timed here
-    the way the candidate was; the production module must first match the reference."""
+    the way the candidate was (adding the same graph launch floor); the production module must
+    first match the reference."""
     from aka.evaluate.worker import bencher, calls_of
 
-    bench = bencher(gpu, reps)
+    bench = bencher(gpu, reps, floor_us)
     ref = _guard(op, "init", lambda: op.build(params, seed))
     sets = [_guard(op, "inputs", lambda k=k: op.make_inputs(params, seed + 500 + k))
             for k in range(_sets(gpu, bytes_io))]
@@ -702,7 +715,7 @@ def run_compare(job: jobs.CompareJob) -> dict[str, Any]:
             with lock.exclusive():                   # both sides' timings: nothing else on the device
                 seed = int(job.seed) + 1000 * i
                 common = dict(shape=i, params=shape.params, seed=seed, sets=_sets(gpu, 0),
-                              reps=int(job.reps))
+                              reps=int(job.reps), **launch_floor_kw(gpu))
                 for side, remote in (("incumbent", inc), ("candidate", cand)):
                     remote.ask("build", shape=i, params=shape.params, seed=seed)
                 sides = {"incumbent": inc, "candidate": cand}

@@ -255,6 +255,8 @@ class Runner:
 
             self.timer = GpuTimer(reps=int(cmd.get("reps", 100)))
             self.default_warmup_ms = self.timer.warmup_ms
+        if cmd.get("floor_us") is not None:            # the judge's floor: every side adds the same
+            self.timer._floor = float(cmd["floor_us"])
         self.timer.reps = int(cmd.get("reps", self.timer.reps))
         self.timer.warmup_ms = min(max(float(cmd.get("warmup_ms", self.default_warmup_ms)), 0.0), 1000.0)
         return self.timer

@@ -85,9 +85,10 @@ def calls_of(model: torch.nn.Module, sets: list[Inputs]) -> list:
     return [make(s) for s in sets]
 
 
-def bencher(gpu: bool, reps: int) -> Callable[[list], Timing]:
-    """Device timing on a GPU; labelled wall-clock timing on the CPU interpreter."""
-    return GpuTimer(reps=reps).bench if gpu else bench_cpu
+def bencher(gpu: bool, reps: int, floor_us: float | None = None) -> Callable[[list], Timing]:
+    """Device timing on a GPU (adding the given graph launch floor); labelled wall-clock timing on
+    the CPU interpreter."""
+    return GpuTimer(reps=reps, floor_us=floor_us).bench if gpu else bench_cpu
 
 
 def run_baselines(job: jobs.BaselinesJob) -> dict[str, Any]:
@@ -95,7 +96,7 @@ def run_baselines(job: jobs.BaselinesJob) -> dict[str, Any]:
     method, the way the judge times them beside a candidate: the agent times them once per (shape,
     method). No candidate code runs in this job."""
     from aka.evaluate.gpu_lock import GpuLock
-    from aka.evaluate.judge import OperatorFailed, operator_of, runnable_baselines, time_baselines
+    from aka.evaluate.judge import OperatorFailed, launch_floor_kw, operator_of, runnable_baselines, time_baselines
     from aka.spec.op import Tolerance
 
     gpu = job.device == "cuda"
@@ -109,7 +110,8 @@ def run_baselines(job: jobs.BaselinesJob) -> dict[str, Any]:
             seed = int(job.seed) + 1000 * i
             with lock.exclusive():
                 out["baselines"][shape.id] = time_baselines(op, shape.params, seed, 0, names, gpu, int(job.reps),
-                                                            shape.method if gpu else None, tol, shape.id)
+                                                            shape.method if gpu else None, tol, shape.id,
+                                                            **launch_floor_kw(gpu))
     except OperatorFailed as exc:
         return {"ok": False, "operator_fault": exc.info}
     finally:

@@ -7,15 +7,52 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 FORMAT = 1
 
 
+def _slug(device_name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", device_name.lower()).strip("-")
+
+
+def _root() -> Path:
+    return Path(os.environ.get("AKA_CACHE_DIR") or Path.home() / ".cache" / "aka")
+
+
 def cache_path(device_name: str) -> Path:
-    root = Path(os.environ.get("AKA_CACHE_DIR") or Path.home() / ".cache" / "aka")
-    slug = re.sub(r"[^a-z0-9]+", "-", device_name.lower()).strip("-")
-    return root / "calibration" / f"{slug}.json"
+    return _root() / "calibration" / f"{_slug(device_name)}.json"
+
+
+def floor_path(device_name: str) -> Path:
+    return _root() / "launch-floor" / f"{_slug(device_name)}.json"
+
+
+def shared_floor(device_name: str, measure: Callable[[], float]) -> float:
+    """The graph launch floor (µs) that every process timing on this GPU model adds to a
+    graph-replayed call: read from the cache, else measured by `measure` here once and kept there,
+    so the candidate's side and the baselines of every evaluation add the same value. `aka doctor
+    --calibrate` measures it again and rewrites it. Only trusted processes (judge, baselines
+    worker) call this; the candidate's process is handed the value."""
+    p = floor_path(device_name)
+    try:
+        data = json.loads(p.read_text())
+        if data.get("format") == FORMAT and data.get("device") == device_name and float(data["us"]) > 0:
+            return float(data["us"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    us = float(measure())
+    save_floor(device_name, us)
+    return us
+
+
+def save_floor(device_name: str, us: float) -> Path:
+    p = floor_path(device_name)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"format": FORMAT, "device": device_name, "us": us}))
+    tmp.replace(p)
+    return p
 
 
 def load_cached(device_name: str) -> dict[str, Any] | None:

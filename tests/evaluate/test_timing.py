@@ -154,3 +154,48 @@ def test_cover_passes_are_measured_once_per_key_and_anew_once_forgotten():
     timer.forget(3)                                            # the runner built a new model there
     assert timer.cover_passes([], key=3) == (8, 300.0)
     assert timer.cover_passes([]) == (2, 50.0)                 # no key: measured every time
+
+
+def test_every_timing_process_on_a_gpu_adds_the_one_cached_launch_floor(tmp_path, monkeypatch):
+    """The floor is measured once per GPU model and kept in AKA_CACHE_DIR; later processes read it
+    (the candidate's process is handed it by the judge, never reads or writes the cache)."""
+    from aka.hardware.calibrate import floor_path, save_floor, shared_floor
+
+    monkeypatch.setenv("AKA_CACHE_DIR", str(tmp_path))
+    measured = []
+
+    def measure():
+        measured.append(1)
+        return 0.71 + 0.5 * (len(measured) - 1)          # a second measurement would differ
+    assert shared_floor("NVIDIA H200", measure) == 0.71
+    assert shared_floor("NVIDIA H200", measure) == 0.71 and len(measured) == 1
+    assert floor_path("NVIDIA H200").parent == tmp_path / "launch-floor"
+    floor_path("NVIDIA H200").write_text("{not json")                    # a torn file: measured again
+    assert shared_floor("NVIDIA H200", measure) == 1.21 and len(measured) == 2
+    save_floor("Other GPU", 3.0)
+    assert shared_floor("NVIDIA H200", measure) == 1.21                  # kept per GPU model
+    floor_path("NVIDIA H200").write_text('{"format": 1, "device": "NVIDIA H100", "us": 0.5}')
+    assert shared_floor("NVIDIA H200", measure) == 1.71                  # another model's file is not this one's
+
+
+def test_the_judge_hands_the_shared_floor_to_every_side_on_a_gpu_only(monkeypatch):
+    import aka.evaluate.timing as timing
+    from aka.evaluate.judge import launch_floor_kw
+
+    assert launch_floor_kw(False) == {}
+    monkeypatch.setattr(timing, "shared_floor_us", lambda: 0.83)
+    assert launch_floor_kw(True) == {"floor_us": 0.83}
+
+
+def test_the_candidates_process_adds_the_floor_the_judge_sent(monkeypatch, tmp_path):
+    import aka.evaluate.timing as timing
+    from aka.evaluate.runner import Runner
+
+    class FakeTimer:
+        def __init__(self, reps=100, warmup_ms=25.0, floor_us=None):
+            self.reps, self.warmup_ms, self._floor = reps, warmup_ms, floor_us
+    monkeypatch.setattr(timing, "GpuTimer", FakeTimer)
+    r = Runner(str(tmp_path))
+    assert r._timer({"reps": 10})._floor is None                        # none sent: the timer measures its own
+    assert r._timer({"reps": 10, "floor_us": 0.83})._floor == 0.83
+    assert r._timer({"reps": 10, "floor_us": "0.9"})._floor == 0.9
