@@ -25,6 +25,11 @@ Measured by the harness on one H200 (2026-12-04, graph replay): at starcoder2-15
 faster of the two kernels, 4.56 us, but 0.95x torch.compile's 4.34 us
 (docs/results/h200-2026-12-04-suites/llm-inference.json). It has not been profiled with Nsight
 Compute at that shape yet.
+Measured after the change (H200, 2026-12-05, tools/suite_bench.py --redo, graph replay): no gain
+at the decode shapes it was made for: phi-2-decode-1 2.48 us (2.44 before), starcoder2-15b-decode-256
+4.61 (4.44), gptj-6b-decode-32 2.61 (2.44), against torch.compile's 2.30, 4.19 and 3.05 timed the
+same run; prefill level (1.00-1.02x). So the 64-bit remainder was not what these shapes wait on;
+not yet profiled.
 """
 
 import torch

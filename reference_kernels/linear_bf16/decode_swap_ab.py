@@ -44,14 +44,19 @@ the TMA-filled shared memory, asynchronously, and the loop is left with little b
 copy engine. At qkv-decode-32 the defaults give 96 weight panels x 2 k-splits = 192 programs
 (BLOCK_K 128, 4 stages, 96 KB each, two per SM); with MAX_SPLIT 1 it would be cuBLAS's 96
 one-per-SM programs (BLOCK_K 256, 4 stages, 192 KB) in one launch.
-NOT YET MEASURED ON A GPU. Checked in the Triton interpreter (float32, pointer path, every
-parameter combination at odd shapes, forced split counts) and by compiling the TMA path offline for
-sm90 with Triton 3.7.1 (no GPU): at the four decode shapes and prefill the dot lowers to wgmma
-(instrShape 16 x BLOCK_T x 16 per warp) with TMA loads, and the shared memory Triton allocates is
-stages x stage bytes (200/96/96/192 KB at o_proj-decode-1/qkv-decode-32/up-decode-32/down-decode-256),
-within pick_config's estimate. Speed, and correctness of the TMA path in bf16, are unverified on
-the H200 (Triton 3.6 there); an earlier H200 run saw split-K cost 4-10 us at decode shapes, so
-MAX_SPLIT 1 may well be faster.
+Checked in the Triton interpreter (float32, pointer path, every parameter combination at odd
+shapes, forced split counts) and compiled offline for sm90 (Triton 3.7.1): the dot lowers to wgmma
+with TMA loads at the decode shapes and prefill.
+Measured by the harness on one H200 (2026-12-05, tools/suite_bench.py --kernels, defaults, bf16;
+the GPU correctness test passed every shape and held-out shape; results in
+docs/results/h200-2026-12-05-s28/suite-c): against eager (cuBLAS, the production call) and
+torch.compile: o_proj-decode-1 13.14 us by graph replay, 1.02x / 1.04x, the fastest of the five
+kernels; up-decode-32 32.40 us by events, 1.02x / 1.04x, the fastest; qkv-decode-32 20.58 us by
+events, 0.92x / 0.89x, behind decode_split_k_stream's 18.55 us by graph (different methods: this
+kernel's first probe ran over the 20 us graph threshold); down-decode-256 (m 256, conventional
+tiles) 65.09 us, 0.86x, behind decode_split_k_stream's 49.15; prefill 0.85-0.92x, behind
+tma_persistent_flat. The qkv-decode-32 gap is not yet profiled; MAX_SPLIT 1 (one wave of 96
+programs, cuBLAS's grid) is the first point the tuner should try there.
 """
 
 import functools

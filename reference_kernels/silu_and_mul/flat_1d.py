@@ -26,6 +26,10 @@ llama3-8b-decode-1 (2.48 us against torch.compile's 2.47, graph replay, 0.996x) 
 mixtral-8x22b-tp4-prefill-16k (92.58 against 92.56 us, events, 0.9998x), level but below 1.0x
 (docs/results/h200-2026-12-04-suites/llm-inference.json). It has not been profiled with Nsight
 Compute at either shape yet.
+Measured after the change (H200, 2026-12-05, tools/suite_bench.py, docs/results/h200-2026-12-05-s28/
+suite-c): llama3-8b-decode-1 3.10 us against torch.compile's 3.48 (graph replay, 1.12x; each process
+then added its own launch floor, which could differ by up to 1.3 us, see docs/honesty.md), and
+mixtral-8x22b-tp4-prefill-16k level as before, 93.25 against 93.02 us (0.998x).
 """
 
 import torch
