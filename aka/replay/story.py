@@ -164,7 +164,9 @@ def _reflect(d, _v):
 def _decide(d, _v):
     stop = d.get("stop")
     sol = d.get("incumbent_sol")
-    return (f"after {d.get('iteration', '?')} candidates (stall {d.get('stall', 0)})"
+    stall = d.get("stall", 0)
+    stall = f"{stall:.2f}".rstrip("0").rstrip(".") if isinstance(stall, float) else stall
+    return (f"after {d.get('iteration', '?')} candidates (stall {stall})"
             + (f", incumbent SOL {sol:.3f}" if isinstance(sol, (int, float)) else "")
             + (f": stop — {stop}" if stop else ": continue"))
 

@@ -117,3 +117,12 @@ def test_odd_events_and_records_are_shown_not_fatal(session, tmp_path):
     assert "candidates/v002/candidate.json: unreadable" in problems and "unreadable line" in problems
     assert any(e["kind"] == "something-new" for e in doc["events"])
     assert "best/VERSION: names v777, which has no candidates/v777/ folder" in problems
+
+
+def test_a_fractional_stall_reads_as_a_short_number():
+    """A focused trial adds its share of the shapes to the stall (aka.agent.nodes.stall_weight)."""
+    from aka.replay.story import _decide
+
+    assert "(stall 0.33)" in _decide({"iteration": 4, "stall": 0.333333}, None)
+    assert "(stall 1)" in _decide({"iteration": 4, "stall": 1.0}, None)
+    assert "(stall 2)" in _decide({"iteration": 4, "stall": 2}, None)
