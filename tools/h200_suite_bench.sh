@@ -7,7 +7,7 @@
 #
 #   bash tools/h200_suite_bench.sh [--budget-s S] [--from DIR] [--ops A,B] [--label L] [--calibrate]
 #                                  [--redo] [--match-baselines] [--kernels OP/K,...] [--method graph|events]
-#                                  [--interleave] SUITE...
+#                                  [--interleave] [--jobs N] SUITE...
 #
 #   --budget-s S   wall budget of this script (default 540): no operator starts after S-120 s, and
 #                  whatever still runs at S is stopped (its operator is lost; finished ones are kept)
@@ -23,6 +23,8 @@
 #                  of the harness's rule (use a fresh --from folder: results timed one way never mix)
 #   --interleave   every kernel timed with its own baselines, twice per shape in mirrored order (a
 #                  drifting clock weighs on both sides; use a fresh --from folder)
+#   --jobs N       N operators of a suite measured at once, each by its own worker pool; their
+#                  timings take turns on the GPU (one lock), compiles and checks overlap
 #   --label L      recorded with every operator (default: the device copy's git HEAD, which can lag
 #                  the working tree: pass the commit)
 #
@@ -40,7 +42,7 @@ while [ $# -gt 0 ]; do
     --label) label="$2"; shift 2 ;;
     --calibrate) calibrate=1; shift ;;
     --redo|--match-baselines|--interleave) extra+=("$1"); shift ;;
-    --kernels|--method) extra+=("$1" "$2"); shift 2 ;;
+    --kernels|--method|--jobs) extra+=("$1" "$2"); shift 2 ;;
     -*) echo "h200_suite_bench.sh: unknown argument $1 (see the header of $0)" >&2; exit 2 ;;
     *) suites+=("${1%/}"); shift ;;
   esac

@@ -28,8 +28,11 @@ import json
 import math
 import os
 import sys
+import tempfile
+import threading
 import time
-from dataclasses import asdict
+from contextlib import ExitStack
+from dataclasses import asdict, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -396,13 +399,34 @@ class Ahead:
             self.done(op)
 
 
+class SharedGpu:
+    """An evaluator whose every evaluation holds LOCK, the GPU lock of the other jobs' evaluators
+    (`--jobs`): their correctness checks and compiles overlap, their timings never do (the judge
+    times under the lock held exclusively), and each gets SHARE of the device's memory."""
+
+    def __init__(self, ev: Any, lock: str, share: float):
+        self.ev, self.lock, self.share = ev, lock, share
+
+    def evaluate(self, spec: Any, kernel: Path, options: Any, **kw: Any) -> Any:
+        return self.ev.evaluate(spec, kernel, replace(options, gpu_lock=self.lock, gpu_share=self.share), **kw)
+
+    def time_baselines(self, spec: Any, methods: dict, options: Any) -> Any:
+        return self.ev.time_baselines(spec, methods, replace(options, gpu_lock=self.lock, gpu_share=self.share))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.ev, name)
+
+
 def measure(ev: Any, kernels: dict[str, list[Path]], suite: Path, data: dict, wanted: set[str], save: Any,
-            args: argparse.Namespace) -> None:
+            args: argparse.Namespace, beside: tuple = ()) -> None:
     """Bench each operator not measured yet (or named with --redo), saving after each one; the
-    next operator's kernels compile ahead meanwhile (`Ahead`)."""
+    next operator's kernels compile ahead meanwhile (`Ahead`). With evaluators BESIDE the first
+    (`--jobs`, each a `SharedGpu`), that many operators are measured at once, one per evaluator."""
     start = time.monotonic()
     todo = [(op, files) for op, files in kernels.items()
             if files and (not wanted or op in wanted) and not (op in data["ops"] and not (args.redo and op in wanted))]
+    if beside:
+        return _measure_jobs([ev, *beside], todo, suite, data, save, args, start)
     ahead = Ahead(ev, suite, enabled=getattr(args, "warm", True))
     try:
         for i, (op, files) in enumerate(todo):
@@ -417,6 +441,47 @@ def measure(ev: Any, kernels: dict[str, list[Path]], suite: Path, data: dict, wa
             save()
     finally:
         ahead.close()
+
+
+def _measure_jobs(evs: list, todo: list, suite: Path, data: dict, save: Any, args: argparse.Namespace,
+                  start: float) -> None:
+    """`measure` with one thread per evaluator, each taking the next operator in turn; results and
+    saves under one lock, in the order operators finish."""
+    guard = threading.Lock()
+    queue = list(todo)
+    failures: list[BaseException] = []
+
+    def work(ev: Any) -> None:
+        ahead = Ahead(ev, suite, enabled=getattr(args, "warm", True))
+        try:
+            while True:
+                with guard:
+                    if not queue or failures:
+                        return
+                    if time.monotonic() - start > args.stop_after_s:
+                        print(f"stopping before {queue[0][0]}: --stop-after-s {args.stop_after_s:g} reached", flush=True)
+                        queue.clear()
+                        return
+                    op, files = queue.pop(0)
+                ahead.start([(op, files)])
+                entry = bench_op(ev, suite / op, files, **timed_as(args))
+                ahead.done(op)
+                with guard:
+                    data["ops"][op] = entry | {"measured_at": _stamp(), "label": args.label}
+                    save()
+        except BaseException as exc:  # noqa: BLE001 - raised again on the main thread
+            with guard:
+                failures.append(exc)
+        finally:
+            ahead.close()
+
+    threads = [threading.Thread(target=work, args=(ev,), name=f"suite-job-{i}") for i, ev in enumerate(evs)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if failures:
+        raise failures[0]
 
 
 def add_kernels(ev: Any, kernels: dict[str, list[Path]], suite: Path, data: dict, names: set[str], save: Any,
@@ -616,6 +681,10 @@ def main() -> int:
                     help="every kernel times its own baselines at every shape, twice in mirrored order "
                          "(kernel, baselines | baselines, kernel): a clock that drifts weighs on both sides; "
                          "recorded in --out, which must not hold results measured without it")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="operators measured at once, each by its own worker pool; their timings take turns "
+                         "on the GPU (one lock), the rest overlaps (whole operators only: not with --kernels, "
+                         "--match-baselines)")
     ap.add_argument("--no-warm", dest="warm", action="store_false",
                     help="do not compile the next operator's kernels ahead on spare cores while one is measured")
     args = ap.parse_args()
@@ -635,6 +704,9 @@ def main() -> int:
         ap.error("--kernels measures only the named kernels: not with --redo or --match-baselines")
     if args.match_baselines and not args.out.exists():
         ap.error(f"--match-baselines: no results file {args.out}")
+    if args.jobs < 1 or (args.jobs > 1 and (args.match_baselines or names)):
+        ap.error("--jobs takes a count of 1 or more, and more than 1 only when whole operators are measured "
+                 "(not with --match-baselines or --kernels)")
 
     from aka.evaluate.evaluator import Evaluator, detect_device
     from aka.evaluate.pool import WorkerPool
@@ -660,8 +732,14 @@ def main() -> int:
     data["interleave"], data["timing_rule"] = args.interleave, TIMING_RULE
     wanted = set(filter(None, args.ops.split(",")))
     save = lambda: args.out.write_text(json.dumps(data, indent=1))  # noqa: E731
-    with WorkerPool("cuda") as pool:
-        ev = Evaluator(pool)
+    with ExitStack() as stack:
+        pools = [stack.enter_context(WorkerPool("cuda")) for _ in range(args.jobs)]
+        ev = Evaluator(pools[0])
+        beside: tuple = ()
+        if args.jobs > 1:
+            lock = os.path.join(stack.enter_context(tempfile.TemporaryDirectory(prefix="aka-suite-gpu-")), "gpu.lock")
+            ev, *rest = [SharedGpu(Evaluator(p), lock, 1.0 / args.jobs) for p in pools]
+            beside = tuple(rest)
         if args.match_baselines:
             rematch(ev, args.suite, data, wanted, save, args.stop_after_s, kernels_root=root / "reference_kernels")
         elif names:
@@ -669,7 +747,7 @@ def main() -> int:
             if unknown:
                 print(f"not kernels of {args.suite}: {', '.join(unknown)}", flush=True)
         else:
-            measure(ev, kernels_by_op(args.suite, root), args.suite, data, wanted, save, args)
+            measure(ev, kernels_by_op(args.suite, root), args.suite, data, wanted, save, args, beside)
     left = [op for op in kernels_by_op(args.suite, root) if (not wanted or op in wanted) and op not in data["ops"]]
     if args.markdown:
         args.markdown.write_text(markdown(data))

@@ -482,3 +482,57 @@ def test_the_next_operators_kernels_compile_ahead_while_one_is_measured(sb, monk
     log.clear()
     sb.measure(ev, kernels, suite, {"ops": {}}, set(), lambda: None, types.SimpleNamespace(**{**vars(args), "warm": False}))
     assert log == []
+
+
+def test_jobs_measure_operators_at_once_each_by_its_own_evaluator_under_one_gpu_lock(sb, monkeypatch):
+    """--jobs 2: two threads take the operators in turn, each through its own evaluator; every
+    evaluation the wrapper passes on holds the shared lock and half the device's memory."""
+    import threading
+    import types
+
+    from aka.evaluate.evaluator import EvalOptions
+
+    suite = ROOT / "suites" / "llm-inference"
+    ops = ("rmsnorm", "softmax", "layernorm", "silu_and_mul", "gelu_and_mul")
+    kernels = {op: sb.kernels_by_op(suite, ROOT)[op][:1] for op in ops}
+    seen: dict[str, set] = {}
+    both_busy = threading.Barrier(2, timeout=10)
+
+    class Ev:
+        interpreter = True                             # no compile-ahead in this test
+
+        def __init__(self, name):
+            self.name, self.options = name, []
+
+        def evaluate(self, spec, kernel, options, **kw):
+            self.options.append(options)
+            return {"status": "accepted"}
+
+    inner = [Ev("a"), Ev("b")]
+    evs = [sb.SharedGpu(e, "/tmp/lock", 0.5) for e in inner]
+
+    calls = []
+
+    def bench_op(ev, op_dir, files, **kw):
+        calls.append(op_dir.name)
+        if len(calls) <= 2:
+            both_busy.wait()                           # the first two operators run at the same time
+        ev.evaluate(None, files[0], EvalOptions())
+        seen.setdefault(ev.name, set()).add(op_dir.name)
+        return {"kernels": {}}
+    monkeypatch.setattr(sb, "bench_op", bench_op)
+    data, saves = {"ops": {}}, []
+    args = types.SimpleNamespace(redo=False, stop_after_s=float("inf"), label="t", warm=False)
+    sb.measure(evs[0], kernels, suite, data, set(), lambda: saves.append(len(data["ops"])), args, (evs[1],))
+    assert set(data["ops"]) == set(ops) and saves == [1, 2, 3, 4, 5]
+    assert set(seen) == {"a", "b"} and seen["a"] | seen["b"] == set(ops) and not seen["a"] & seen["b"]
+    assert all(o.gpu_lock == "/tmp/lock" and o.gpu_share == 0.5 for e in inner for o in e.options)
+    assert all(data["ops"][op]["label"] == "t" for op in ops)
+
+
+def test_jobs_take_whole_operators_only(tmp_path):
+    for extra in (["--jobs", "2", "--kernels", "rmsnorm/one_row_registers"], ["--jobs", "0"]):
+        r = subprocess.run([sys.executable, str(TOOL), str(ROOT / "suites" / "llm-inference"), "--out",
+                            str(tmp_path / "o.json"), *extra], capture_output=True, text=True, cwd=ROOT,
+                           env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert r.returncode == 2 and "--jobs" in r.stderr, r.stderr
