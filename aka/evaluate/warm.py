@@ -34,6 +34,11 @@ from aka.evaluate.pool import worker_env
 MAX_PROCESSES = 12
 SPARE_CORES = 4
 """Cores left to the judge and the candidate's process."""
+BATCH_PER_PROCESS = 2
+"""Files one warming process takes per batch. Batches stay short so that what a later submit lists
+first (the configurations a proposer reaches next) starts within seconds: one batch of every
+upcoming configuration at every shape ran for minutes on the H200, behind which the points the
+tuner then chose were not yet compiled (docs/benchmarks.md, "Longer tuner sessions")."""
 
 
 def processes_for(cpus: int | None) -> int:
@@ -44,9 +49,10 @@ def processes_for(cpus: int | None) -> int:
 class KernelWarmer:
     """Background compilation of shipped candidates for one session.
 
-    `submit` writes the candidates it has not seen and starts processes that compile them (one
-    batch at a time: a submit while a batch runs only queues). `close` stops them and removes its
-    folder. `spawn` (tests) replaces starting a real process: spawn(argv, env) -> a Popen-like
+    `submit` writes the candidates it has not seen, puts everything it lists at the head of the
+    queue in its order (the most urgent first; a later submit re-ranks what is still queued), and
+    starts a batch of at most BATCH_PER_PROCESS files per process when none runs (a submit while a
+    batch runs only queues). `close` stops them and removes its folder. `spawn` (tests) replaces starting a real process: spawn(argv, env) -> a Popen-like
     object with `poll`, `terminate` and `wait`.
     """
 
@@ -64,15 +70,19 @@ class KernelWarmer:
     def submit(self, spec: dict[str, Any], dtype: str, shapes: list[dict[str, Any]], candidates: list[Any]) -> int:
         """Queue the shipped candidates not seen before, in the given order (the most urgent
         first); start a batch when none runs. The number queued."""
-        new = 0
+        new, listed = 0, []
         for cand in candidates:
-            if not cand.shipped or cand.hash in self.seen:
+            if not cand.shipped:
                 continue
-            self.seen.add(cand.hash)
-            path = self.folder / f"{cand.short}.py"
-            path.write_text(cand.materialize())
-            self.queue.append((cand.name, str(path)))
-            new += 1
+            path = str(self.folder / f"{cand.short}.py")
+            if cand.hash not in self.seen:
+                self.seen.add(cand.hash)
+                Path(path).write_text(cand.materialize())
+                self.queue.append((cand.name, path))
+                new += 1
+            listed.append(path)
+        rank = {path: i for i, path in enumerate(listed)}
+        self.queue.sort(key=lambda item: rank.get(item[1], len(rank)))     # stable: the unlisted keep their order
         self._start(spec, dtype, shapes)
         return new
 
@@ -83,7 +93,8 @@ class KernelWarmer:
     def _start(self, spec: dict[str, Any], dtype: str, shapes: list[dict[str, Any]]) -> None:
         if not self.queue or self.busy():
             return
-        batch, self.queue = self.queue, []
+        size = self.processes * BATCH_PER_PROCESS
+        batch, self.queue = self.queue[:size], self.queue[size:]
         self.batches += 1
         n = min(self.processes, len(batch))
         for i in range(n):

@@ -200,19 +200,37 @@ class Tuner:
     # --- proposing ----------------------------------------------------------------------------
     def upcoming(self, ctx: ProposalContext, limit: int = UPCOMING_MAX) -> list[Candidate]:
         """Configurations this tuner may propose, about in the order it reaches them: every
-        family's defaults (the screen), then the families' spaces taken in turn. What a harness
-        can compile ahead of their evaluation."""
+        family's defaults (the screen); once screened, the whole space of the family the next
+        tuning turns will ask of (`_next_spaces`); then the families' spaces taken in turn. What a
+        harness can compile ahead of their evaluation (the warmer compiles the first listed first)."""
         families = [f for f in self.families(ctx) if f.key not in ctx.avoid_families]
         screen = [(f, {}) for f in families]
         turns = [(f, p) for row in itertools.zip_longest(*(f.space() for f in families))
                  for f, p in zip(families, row) if p is not None]
         out: dict[str, Candidate] = {}
-        for fam, params in screen + turns:
+        for fam, params in screen + self._next_spaces(ctx) + turns:
             cand = fam.candidate(params, None, "")
             out.setdefault(cand.hash, cand)
             if len(out) == limit:
                 break
         return list(out.values())
+
+    def _next_spaces(self, ctx: ProposalContext, turns: int = 2) -> list[tuple[Family, dict[str, Any]]]:
+        """Once every family is screened: the whole space of the family the next TURNS tuning turns
+        will ask a point of (the fastest at the shapes next in turn), so what TPE picks there is
+        compiled first."""
+        families = self.families(ctx)
+        tried = {t.candidate for t in ctx.trials}
+        if any(f.key not in ctx.avoid_families and f.candidate({}, None, "").hash not in tried for f in families):
+            return []                                     # still screening
+        best = best_per_shape(ctx)
+        out, seen = [], set()
+        for shape in self._turn_order(ctx, families, best)[:turns]:
+            ranked = self._families_for(shape["id"], families, best, ctx)
+            if ranked and ranked[0].key not in seen:
+                seen.add(ranked[0].key)
+                out += [(ranked[0], p) for p in ranked[0].space()]
+        return out
 
     def propose(self, ctx: ProposalContext) -> Proposal | None:
         families = self.families(ctx)
@@ -261,19 +279,23 @@ class Tuner:
                                    f"an unseen shape by the {unseen.rule} rule ({unseen.why})",
                         meta={"unseen_shapes": {**rule.to_dict(), "rule": unseen.rule, "why": unseen.why}})
 
-    def _tune(self, ctx, families, tried, parent) -> Proposal | None:
-        best = best_per_shape(ctx)
+    def _turn_order(self, ctx: ProposalContext, families: list[Family], best: dict) -> list[dict[str, Any]]:
+        """The shapes in the order this tuning turn tries them: a rotation by weight over the judged
+        shapes, or over those still behind a baseline on two turns in three."""
         judged = run_shapes(ctx)
         measured = {sid for t in ctx.trials for sid in t.times_us}     # the shapes judged (`--shape` may narrow them)
         shapes = sorted([s for s in judged if s["id"] in measured] or judged, key=lambda s: -float(s.get("weight", 1.0)))
         if not shapes:
-            return None
+            return []
         turn = sum(1 for t in ctx.trials if t.origin == "tuner" and t.params != _defaults(families, t.family))
         behind = set(behind_baselines(ctx, best))
         lagging = [s for s in shapes if s["id"] in behind]
         pool = lagging if lagging and turn % LAG_CYCLE != LAG_CYCLE - 1 else shapes
-        order = pool[turn % len(pool):] + pool[: turn % len(pool)]
-        for shape in order:
+        return pool[turn % len(pool):] + pool[: turn % len(pool)]
+
+    def _tune(self, ctx, families, tried, parent) -> Proposal | None:
+        best = best_per_shape(ctx)
+        for shape in self._turn_order(ctx, families, best):
             for fam in self._families_for(shape["id"], families, best, ctx):
                 params = self._ask(fam, shape["id"], ctx, tried)
                 if params is not None:

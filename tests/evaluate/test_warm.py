@@ -108,3 +108,24 @@ def test_an_autotuned_kernel_is_left_to_its_candidate(tmp_path):
     path.write_text("import triton\n# @triton.autotune(configs=[])\nclass ModelNew: pass\n")
     op = Operator(RMSNORM.to_dict(), "meta", RMSNORM.dtype)
     assert warm.warm_file(op, str(path), "t_auto", [{"n_rows": 1, "hidden": 8}]) == 0
+
+
+def test_batches_stay_short_and_a_later_submit_ranks_what_is_still_queued(tmp_path):
+    """One process: two files a batch; what the latest submit lists first is compiled next, the
+    queued files it does not list keep their place behind."""
+    started = []
+    w = KernelWarmer(tmp_path / "shipped", processes=1, spawn=lambda a, e: started.append(FakeProcess(a, e)) or started[-1])
+    c = _cands(5)
+
+    def batch(p):
+        return [Path(f).stem for f in json.loads(Path(p.argv[-1]).read_text())["files"]]
+    try:
+        assert w.submit({}, "bfloat16", [], c) == 5 and len(started) == 1
+        assert batch(started[0]) == [c[0].short, c[1].short]
+        started[0].code = 0
+        assert w.submit({}, "bfloat16", [], [c[4], c[3]]) == 0 and len(started) == 2
+        assert batch(started[1]) == [c[4].short, c[3].short]
+        started[1].code = 0
+        assert w.submit({}, "bfloat16", [], []) == 0 and batch(started[2]) == [c[2].short]
+    finally:
+        w.close()

@@ -350,3 +350,24 @@ def test_behind_baselines_reads_the_fastest_baseline_of_each_shape():
     assert behind_baselines(c, best) == ["a", "b"]                   # b leads by 1 %, under the 2 % margin
     assert behind_baselines(c, {**best, "a": (None, 9.0)}) == ["b"]  # a focused trial got a ahead
     assert behind_baselines(ProposalContext(op=SPEC.public_view(), device=CPU, iteration=0), best) == []
+
+
+def test_once_screened_upcoming_lists_first_the_space_the_next_turn_asks_of(kernels):
+    """What TPE picks next comes from the family fastest at the shape next in turn: its whole space
+    follows the screen, so the compile-ahead reaches it first."""
+    tuner, trials = Tuner([kernels]), []
+    for _ in range(3):
+        p = tuner.propose(ctx(trials))
+        fast = p.candidate.family.endswith("multi_row_tile.py")
+        trials.append(trial(p, {s.id: 5.0 if fast else 9.0 for s in SPEC.cpu_shapes}))
+    before = tuner.upcoming(ctx(trials[:2]))
+    assert [c.family for c in before[:3]] == [f"rmsnorm/{n}" for n in sorted(THREE)]      # still screening
+    assert before[3].family == "rmsnorm/blocked_columns.py"                  # then the spaces in turn
+    up = tuner.upcoming(ctx(trials))
+    space = next(f for f in tuner.families(ctx()) if f.key == "rmsnorm/multi_row_tile.py").space()
+    nxt = up[3:3 + len(space) - 1]                                           # its defaults were screened
+    assert {c.family for c in nxt} == {"rmsnorm/multi_row_tile.py"} and len({c.hash for c in nxt}) == len(space) - 1
+    assert up[3 + len(space) - 1].family != "rmsnorm/multi_row_tile.py" or len(up) == 3 + len(space) - 1
+    assert len({c.hash for c in up}) == len(up)                                # each configuration once
+    p = tuner.propose(ctx(trials))
+    assert p.focus and p.candidate.hash in {c.hash for c in nxt}            # the point asked is among them
