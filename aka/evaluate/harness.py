@@ -105,9 +105,7 @@ class HarnessEvaluator:
 
     def close(self) -> None:
         """Stop background work (the warming processes, the side pools)."""
-        if self.warmer is not None:
-            self.warmer.close()
-            self.warmer = None
+        self._stop_warming()
         for judge in self.side_judges:
             judge.pool.close()
         self.side_judges = []
@@ -184,7 +182,16 @@ class HarnessEvaluator:
         have stood elsewhere."""
         options = replace(self.options, baselines=None, interleave=True,
                           gpu_lock=self._lock_path() if self.side_judges else "")
+        self._stop_warming()                     # nothing left to compile ahead: free the host's cores first
         return self._gpu_still_there(self.judge.evaluate(spec, path, options, shipped=candidate.shipped))
+
+    def _stop_warming(self) -> None:
+        """Stop the compile-ahead processes (the session's last evaluation needs none, and its
+        timings are best taken with the host's cores free: a compiling host can outlast the covering
+        flush sized before it)."""
+        if self.warmer is not None:
+            self.warmer.close()
+            self.warmer = None
 
     def _gpu_still_there(self, result: EvalResult) -> EvalResult:
         """RESULT, after a crash or hang on a GPU only once the GPU is known to be still there."""

@@ -3,6 +3,7 @@ the pool's shipped-kernel cache, with the shapes and dtype the judge will run; o
 for other candidates, or with AKA_WARM=0, nothing starts. And the device: known before the first
 candidate, so the tuner's first proposal already sees the kernels written for its architecture."""
 
+import types
 from pathlib import Path
 
 import pytest
@@ -128,3 +129,23 @@ def test_the_tuners_first_proposal_on_a_gpu_sees_kernels_written_for_its_arch(tm
     unknown = Tuner([ROOT / "reference_kernels"])
     assert unknown.families(ProposalContext(op=spec.public_view(), device={"kind": "cuda"}, iteration=0,
                                             trials=[])) == []
+
+
+def test_the_sessions_last_evaluation_stops_the_compile_ahead_first(tmp_path, recording):
+    """confirm() times the best kernel and its baselines interleaved: the warming processes are
+    stopped before it, not left compiling on the host's cores."""
+    order = []
+
+    class Judge(FakeJudge):
+        def evaluate(self, spec, path, options, shipped=False):
+            order.append(("evaluate", [w.closed for w in recording], options.interleave))
+            return types.SimpleNamespace(status=None)
+
+    h = HarnessEvaluator(Judge(tmp_path), EvalOptions())
+    h.warm(SPEC, lambda: [_cand("tuner", "t1")])
+    h.confirm(SPEC, _cand("tuner", "t1"), tmp_path / "c.py")
+    assert order == [("evaluate", [True], True)] and h.warmer is None
+    h.close()
+
+
+
