@@ -146,6 +146,3 @@ def test_the_sessions_last_evaluation_stops_the_compile_ahead_first(tmp_path, re
     h.confirm(SPEC, _cand("tuner", "t1"), tmp_path / "c.py")
     assert order == [("evaluate", [True], True)] and h.warmer is None
     h.close()
-
-
-
