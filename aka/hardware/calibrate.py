@@ -42,7 +42,10 @@ def shared_floor(device_name: str, measure: Callable[[], float]) -> float:
     except (OSError, ValueError, KeyError, TypeError):
         pass
     us = float(measure())
-    save_floor(device_name, us)
+    try:
+        save_floor(device_name, us)
+    except OSError:                              # a read-only cache: this process keeps its own value
+        pass
     return us
 
 

@@ -176,6 +176,9 @@ def test_every_timing_process_on_a_gpu_adds_the_one_cached_launch_floor(tmp_path
     assert shared_floor("NVIDIA H200", measure) == 1.21                  # kept per GPU model
     floor_path("NVIDIA H200").write_text('{"format": 1, "device": "NVIDIA H100", "us": 0.5}')
     assert shared_floor("NVIDIA H200", measure) == 1.71                  # another model's file is not this one's
+    monkeypatch.setenv("AKA_CACHE_DIR", str(tmp_path / "file"))
+    (tmp_path / "file").write_text("")                                    # the cache cannot be written
+    assert shared_floor("NVIDIA H200", measure) == 2.21                  # measured, used, not kept
 
 
 def test_the_judge_hands_the_shared_floor_to_every_side_on_a_gpu_only(monkeypatch):
