@@ -17,7 +17,10 @@ a CUDA graph (it synchronizes: a boolean mask, torch.nonzero) falls back to even
 timed again with events at that shape and set against it that way (marked ‡).
 
 Results accumulate in --out, one operator at a time, so a run cut short by a time limit resumes
-where it stopped; --stop-after-s starts no new operator after that many seconds.
+where it stopped; --stop-after-s starts no new operator after that many seconds. --jobs N measures
+N operators at once, each through its own worker pool, every evaluation holding one GPU lock: the
+judge times under it exclusively, so timings take turns while compiles and correctness checks
+overlap (whole operators only).
 Needs a CUDA GPU to measure: interpreter times are not GPU performance.
 """
 
