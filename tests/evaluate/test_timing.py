@@ -189,6 +189,11 @@ def test_the_judge_hands_the_shared_floor_to_every_side_on_a_gpu_only(monkeypatc
     monkeypatch.setattr(timing, "shared_floor_us", lambda: 0.83)
     assert launch_floor_kw(True) == {"floor_us": 0.83}
 
+    def fails():
+        raise RuntimeError("CUDA out of memory")
+    monkeypatch.setattr(timing, "shared_floor_us", fails)
+    assert launch_floor_kw(True) == {}                     # each side then measures its own, as before
+
 
 def test_the_candidates_process_adds_the_floor_the_judge_sent(monkeypatch, tmp_path):
     import aka.evaluate.timing as timing
