@@ -165,8 +165,8 @@ class GpuTimer:
 
     def __init__(self, reps: int = 100, warmup_ms: float = 25.0, graph_below_us: float = GRAPH_BELOW_US,
                  floor_us: float | None = None):
-        """`floor_us`: the graph launch floor to add (the judge measures one per evaluation and hands
-        it to every process timing for it, so that each side adds the same); measured here if None."""
+        """`floor_us`: the graph launch floor to add (the judge hands every process timing for it the
+        GPU's one shared floor, `shared_floor_us`, so each side adds the same); measured here if None."""
         import torch
 
         self.torch = torch

@@ -52,7 +52,8 @@ class KernelWarmer:
     `submit` writes the candidates it has not seen, puts everything it lists at the head of the
     queue in its order (the most urgent first; a later submit re-ranks what is still queued), and
     starts a batch of at most BATCH_PER_PROCESS files per process when none runs (a submit while a
-    batch runs only queues). `close` stops them and removes its folder. `spawn` (tests) replaces starting a real process: spawn(argv, env) -> a Popen-like
+    batch runs only queues). `close` stops them and removes its folder. `spawn` (tests) replaces
+    starting a real process: spawn(argv, env) -> a Popen-like
     object with `poll`, `terminate` and `wait`.
     """
 
