@@ -78,3 +78,17 @@ time.perf_counter = _clock
     plain = evaluator.evaluate(fixture_op, cand, EvalOptions(shapes=(shape,), trials=1, baselines=("eager",),
                                                              review=False))
     assert plain.accepted                                  # never timed by `bench`: nothing forged
+
+
+def test_three_readings_keep_their_median_and_name_all_three():
+    """A side whose two GPU readings split by more than SPLIT_READINGS gets a third: every side's
+    figure is then the median of its three, not a mean that one disturbed reading drags."""
+    from aka.evaluate.judge import SPLIT_READINGS, combined, split_readings
+
+    def t(us, **kw):
+        return {"median_us": us, "iqr_us": 1.0, "cv": 0.01, "reps": 30, "method": "events", "min_us": us - 1, **kw}
+    assert not split_readings([t(36.5), t(36.5 * SPLIT_READINGS)]) and split_readings([t(36.5), t(82.5)])
+    got = combined([t(36.53, note="flush"), t(82.5, cv=0.2), t(37.0)])
+    assert got["median_us"] == 37.0 and got["reps"] == 90 and got["cv"] == 0.2 and got["min_us"] == 35.53
+    assert got["note"] == "flush; interleaved: 36.53 then 82.5 then 37 µs, the median kept"
+    assert combined([t(100.0), t(110.0)])["median_us"] == pytest.approx(105.0)      # two: the mean, as before
