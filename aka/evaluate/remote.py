@@ -208,7 +208,7 @@ def spawn(job: Any, source: jobs.CandidateSource, tag: str, deadline: float) -> 
     limits = Limits(cpu_s=cpu_s, address_space_bytes=None if gpu or not mem else mem, processes=256)
     expose = _operator_files(job.spec)
     sandbox = job.sandbox or {}
-    seeded = kernel_cache.seed(workdir, source.shipped)
+    seeded = kernel_cache.seed(workdir, source.shipped, source.source)
     seeded_at = time.time()
     lock = str(getattr(job, "gpu_lock", "") or "")
     hide = [locks_root()] + ([os.path.dirname(lock)] if lock else [])   # every session's lock, and this job's

@@ -151,3 +151,25 @@ def test_a_seeded_entry_is_a_cache_hit_for_triton_wherever_it_was_compiled(tmp_p
     assert kernel_cache.relocate(str(own)) == 0                           # already in place
     shipped_group = json.loads((root / kernel_cache.SHIPPED / "KEY" / "__grp___k.json").read_text())
     assert shipped_group["child_paths"]["_k.cubin"] == str(warm / "_k.cubin")   # the shared copy is untouched
+
+
+def test_a_shipped_candidate_is_seeded_with_its_own_kernels_and_every_launcher_only(tmp_path, monkeypatch):
+    """The shipped cache holds every configuration a session compiled ahead; a candidate's folder
+    gets the entries of the kernels its source defines, the host launchers (no kernel named), and
+    all of the judges' cache as before."""
+    judges, shipped = tmp_path / "judges", tmp_path / "root" / kernel_cache.SHIPPED
+    _entry(judges, "timer")
+    for key, kernel in (("K1", "_rmsnorm_rows"), ("K2", "_softmax_rows"), ("K3", "_rmsnorm_rows")):
+        e = _entry(shipped, key)
+        (e / f"{kernel}.json").write_text("{}")
+    launcher = shipped / "L1"
+    launcher.mkdir()
+    (launcher / "__triton_launcher.cpython-311-x86_64-linux-gnu.so").write_bytes(b"\x7fELF")
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(judges))
+    monkeypatch.setenv("AKA_JOBS_ROOT", str(tmp_path / "root"))
+    source = (Path(__file__).parents[2] / "reference_kernels" / "rmsnorm" / "latency_rows.py").read_text()
+    assert "_rmsnorm_rows" in kernel_cache.defined_names(source)
+    work = tmp_path / "work"
+    assert sorted(kernel_cache.seed(str(work), True, source)) == ["K1", "K3", "L1", "timer"]
+    whole = tmp_path / "whole"                                     # no source given: everything, as before
+    assert sorted(kernel_cache.seed(str(whole), True)) == ["K1", "K2", "K3", "L1", "timer"]
