@@ -191,7 +191,7 @@ class WorkerPool:
         finally:
             self.proc = None
             if getattr(self, "jobs_root", None) is not None:
-                shutil.rmtree(self.jobs_root, ignore_errors=True)
+                _remove(self.jobs_root)
                 self.jobs_root = None
             if self._stderr is not None:
                 self._stderr.close()
@@ -227,6 +227,20 @@ def _stop(proc: subprocess.Popen, grace: float) -> None:
                 proc.wait(timeout=STOP_TIMEOUT_S)
             except subprocess.TimeoutExpired:
                 pass
+
+
+REMOVE_TRIES = 20
+
+
+def _remove(folder: Path) -> None:
+    """Remove a job folder, retrying for up to two seconds: the namespace's processes die just
+    after its server does, and one still writing in the folder (a candidate's heartbeat) can leave a
+    file behind the first pass (a Ctrl-C test saw the folder outlive the process)."""
+    for _ in range(REMOVE_TRIES):
+        shutil.rmtree(folder, ignore_errors=True)
+        if not os.path.exists(folder):
+            return
+        time.sleep(0.1)
 
 
 def _kill_group(pid: int) -> None:

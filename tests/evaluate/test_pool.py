@@ -61,3 +61,31 @@ def test_ctrl_c_while_closing_kills_the_server_and_removes_its_jobs(monkeypatch)
     with pytest.raises(KeyboardInterrupt):
         pool.close()
     assert proc.poll() is not None and not root.exists() and pool.proc is None
+
+
+def test_a_job_folder_still_written_as_the_server_dies_is_removed_on_a_later_pass(tmp_path):
+    """A process of the namespace may write in its folder for a moment after the server is gone;
+    the removal retries until the folder is gone."""
+    import threading
+    import time
+
+    from aka.evaluate.pool import _remove
+
+    folder = tmp_path / "aka-jobs-1-x"
+    (folder / "job" / "cand").mkdir(parents=True)
+    stop = time.monotonic() + 0.4
+
+    def heartbeat():
+        while time.monotonic() < stop:
+            try:
+                (folder / "job" / "cand" / "heartbeat").write_text(str(time.time()))
+            except OSError:
+                pass
+            time.sleep(0.005)
+    t = threading.Thread(target=heartbeat)
+    t.start()
+    time.sleep(0.05)
+    _remove(folder)                      # while the writer still runs
+    gone = not folder.exists()
+    t.join()
+    assert gone
