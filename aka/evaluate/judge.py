@@ -531,23 +531,24 @@ def combined(readings: list[dict[str, Any]]) -> dict[str, Any]:
     if len(readings) == 2:
         return mirrored(*readings)
     mid = sorted(readings, key=lambda t: t["median_us"])[len(readings) // 2]
-    note = "interleaved: " + " then ".join(f"{t['median_us']:.4g}" for t in readings) + " µs, the median kept"
-    return {**mid, "iqr_us": max(t.get("iqr_us", 0.0) for t in readings),
-            "cv": max(t.get("cv", 0.0) for t in readings), "reps": sum(int(t.get("reps", 0)) for t in readings),
-            "min_us": min(t.get("min_us", t["median_us"]) for t in readings),
-            "note": "; ".join(x for x in (readings[0].get("note", ""), note) if x)}
+    return _merged(readings, mid, "interleaved: " + " then ".join(f"{t['median_us']:.4g}" for t in readings)
+                   + " µs, the median kept")
 
 
 def mirrored(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
     """One side's two timings of an interleaved shape as one: the mean of the medians, the wider
     spread, both medians in the note."""
-    note = f"interleaved: {first['median_us']:.4g} then {second['median_us']:.4g} µs"
-    return {**first, "median_us": (first["median_us"] + second["median_us"]) / 2,
-            "iqr_us": max(first.get("iqr_us", 0.0), second.get("iqr_us", 0.0)),
-            "cv": max(first.get("cv", 0.0), second.get("cv", 0.0)),
-            "reps": int(first.get("reps", 0)) + int(second.get("reps", 0)),
-            "min_us": min(first.get("min_us", first["median_us"]), second.get("min_us", second["median_us"])),
-            "note": "; ".join(x for x in (first.get("note", ""), note) if x)}
+    mean = {**first, "median_us": (first["median_us"] + second["median_us"]) / 2}
+    return _merged([first, second], mean, f"interleaved: {first['median_us']:.4g} then {second['median_us']:.4g} µs")
+
+
+def _merged(readings: list[dict[str, Any]], base: dict[str, Any], note: str) -> dict[str, Any]:
+    """BASE (the reading, or the mean, that stands for all) with the widest spread of READINGS,
+    their repetitions summed, their lowest time, and NOTE after the first reading's note."""
+    return {**base, "iqr_us": max(t.get("iqr_us", 0.0) for t in readings),
+            "cv": max(t.get("cv", 0.0) for t in readings), "reps": sum(int(t.get("reps", 0)) for t in readings),
+            "min_us": min(t.get("min_us", t["median_us"]) for t in readings),
+            "note": "; ".join(x for x in (readings[0].get("note", ""), note) if x)}
 
 
 def _sets(gpu: bool, bytes_io: int) -> int:

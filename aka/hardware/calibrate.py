@@ -50,12 +50,7 @@ def shared_floor(device_name: str, measure: Callable[[], float]) -> float:
 
 
 def save_floor(device_name: str, us: float) -> Path:
-    p = floor_path(device_name)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"format": FORMAT, "device": device_name, "us": us}))
-    tmp.replace(p)
-    return p
+    return _write(floor_path(device_name), {"format": FORMAT, "device": device_name, "us": us})
 
 
 def load_cached(device_name: str) -> dict[str, Any] | None:
@@ -68,9 +63,13 @@ def load_cached(device_name: str) -> dict[str, Any] | None:
 
 
 def save(data: dict[str, Any]) -> Path:
-    p = cache_path(data["device"])
+    return _write(cache_path(data["device"]), data)
+
+
+def _write(p: Path, data: dict[str, Any]) -> Path:
+    """DATA as P's JSON, replaced whole (a temporary file per process, then a rename)."""
     p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_suffix(".tmp")
+    tmp = p.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps(data, indent=2))
     tmp.replace(p)
     return p

@@ -220,8 +220,7 @@ class Tuner:
         will ask a point of (the fastest at the shapes next in turn), so what TPE picks there is
         compiled first."""
         families = self.families(ctx)
-        tried = {t.candidate for t in ctx.trials}
-        if any(f.key not in ctx.avoid_families and f.candidate({}, None, "").hash not in tried for f in families):
+        if self._screen(ctx, families, {t.candidate for t in ctx.trials}, None) is not None:
             return []                                     # still screening
         best = best_per_shape(ctx)
         out, seen = [], set()
