@@ -192,3 +192,34 @@ raise RuntimeError('PROBE locks=%s listing=%r root=%r' % (','.join(got), os.list
     finally:
         shutil.rmtree(lock_dir, ignore_errors=True)
         shutil.rmtree(other_dir, ignore_errors=True)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the candidate drops to nobody only when aka runs as root")
+def test_a_candidate_cannot_plant_the_launch_floor_every_timing_adds(tmp_path, monkeypatch):
+    """The graph launch floor is one cached value per GPU that the judge hands every side
+    (aka.hardware.calibrate.shared_floor); a candidate that could write it would set every later
+    timing's floor. Its process sees the cache's path in its environment but cannot write there."""
+    from aka.evaluate.evaluator import Evaluator
+    from aka.evaluate.pool import WorkerPool
+    from aka.hardware.calibrate import floor_path
+    from aka.spec.load import load_op
+
+    cache = tmp_path / "aka-cache"
+    cache.mkdir()
+    monkeypatch.setenv("AKA_CACHE_DIR", str(cache))
+    target = floor_path("NVIDIA H200")
+    cand = hostile(tmp_path, f"""
+got = []
+for path in (os.path.join(os.environ.get('AKA_CACHE_DIR', '/nonexistent'), 'launch-floor', 'x.json'), {str(target)!r}):
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        open(path, 'w').write('{{"format": 1, "device": "NVIDIA H200", "us": 0.0001}}')
+        got.append('wrote')
+    except OSError as exc:
+        got.append(type(exc).__name__)
+raise RuntimeError('PROBE ' + ','.join(got))
+""")
+    with WorkerPool("cpu") as pool:
+        res = Evaluator(pool).evaluate(load_op(FIXTURE_OP), str(cand), UNREVIEWED)
+    assert "PROBE PermissionError,PermissionError" in res.rejections[0].message, res.rejections[0].message
+    assert not list(cache.rglob("*"))
