@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -31,22 +32,39 @@ def floor_path(device_name: str) -> Path:
 def shared_floor(device_name: str, measure: Callable[[], float]) -> float:
     """The graph launch floor (µs) that every process timing on this GPU model adds to a
     graph-replayed call: read from the cache, else measured by `measure` here once and kept there,
-    so the candidate's side and the baselines of every evaluation add the same value. `aka doctor
-    --calibrate` measures it again and rewrites it. Only trusted processes (judge, baselines
-    worker) call this; the candidate's process is handed the value."""
+    so the candidate's side and the baselines of every evaluation add the same value. Processes
+    that start at once (`suite_bench --jobs`) take turns on a lock file, so the first measures and
+    the rest read its value. `aka doctor --calibrate` measures it again and rewrites it. Only
+    trusted processes (judge, baselines worker) call this; the candidate's process is handed the value."""
     p = floor_path(device_name)
+    us = _cached_floor(p, device_name)
+    if us is not None:
+        return us
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        lock = open(p.with_suffix(".lock"), "a")
+    except OSError:                              # a read-only cache: this process keeps its own value
+        return float(measure())
+    with lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        us = _cached_floor(p, device_name)
+        if us is None:
+            us = float(measure())
+            try:
+                save_floor(device_name, us)
+            except OSError:
+                pass
+    return us
+
+
+def _cached_floor(p: Path, device_name: str) -> float | None:
     try:
         data = json.loads(p.read_text())
         if data.get("format") == FORMAT and data.get("device") == device_name and float(data["us"]) > 0:
             return float(data["us"])
     except (OSError, ValueError, KeyError, TypeError):
         pass
-    us = float(measure())
-    try:
-        save_floor(device_name, us)
-    except OSError:                              # a read-only cache: this process keeps its own value
-        pass
-    return us
+    return None
 
 
 def save_floor(device_name: str, us: float) -> Path:

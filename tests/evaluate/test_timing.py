@@ -181,6 +181,36 @@ def test_every_timing_process_on_a_gpu_adds_the_one_cached_launch_floor(tmp_path
     assert shared_floor("NVIDIA H200", measure) == 2.21                  # measured, used, not kept
 
 
+def _floor_in_child(cache: str, delay: float, conn) -> None:
+    import os
+    import time
+    os.environ["AKA_CACHE_DIR"] = cache
+    from aka.hardware.calibrate import shared_floor
+
+    def measure():
+        time.sleep(delay)                                # a slow measurement: the other process waits
+        return 0.6 + delay
+    conn.send(shared_floor("NVIDIA H200", measure))
+
+
+def test_processes_that_start_at_once_share_one_measured_floor(tmp_path):
+    """suite_bench --jobs starts several judges together: one measures, the others wait and read it."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    pipes, procs = [], []
+    for delay in (0.5, 0.05):
+        parent, child = ctx.Pipe()
+        procs.append(ctx.Process(target=_floor_in_child, args=(str(tmp_path), delay, child)))
+        pipes.append(parent)
+    for p in procs:
+        p.start()
+    got = [c.recv() for c in pipes]
+    for p in procs:
+        p.join(10)
+    assert got[0] == got[1] and got[0] in (1.1, 0.65)
+
+
 def test_the_judge_hands_the_shared_floor_to_every_side_on_a_gpu_only(monkeypatch):
     import aka.evaluate.timing as timing
     from aka.evaluate.judge import launch_floor_kw
