@@ -207,6 +207,8 @@ def spawn(job: Any, source: jobs.CandidateSource, tag: str, deadline: float) -> 
     cpu_s = int(job.timeout_s * 4)
     limits = Limits(cpu_s=cpu_s, address_space_bytes=None if gpu or not mem else mem, processes=256)
     expose = _operator_files(job.spec)
+    if source.shipped and kernel_cache.shipped_folder():
+        expose.append(kernel_cache.shipped_folder())      # its linked cache entries, read-only there
     sandbox = job.sandbox or {}
     seeded = kernel_cache.seed(workdir, source.shipped, source.source)
     seeded_at = time.time()

@@ -46,6 +46,7 @@ def start(workdir: str, limits: Limits, expose: list[str], strict: bool,
         try:
             ours.detach()                           # its descriptor is already closed (close_fds)
             _redirect(workdir)
+            kernel_cache.secure_links(kernel_cache.own_folder(workdir))   # before any candidate code
             serve(Channel(theirs), workdir)
         except BaseException:                      # noqa: BLE001 - the log says why; the judge sees it end
             import traceback

@@ -104,6 +104,36 @@ def test_only_a_shipped_candidates_compiles_are_published(evaluator, fixture_op,
         shutil.rmtree(shipped / "planted-key", ignore_errors=True)    # the pool is shared by other tests
 
 
+LINK_WRITER = (CANDIDATES / "honest_rmsnorm.py").read_text() + '''
+
+import os as _os
+_so = _os.path.join(_os.environ["TRITON_CACHE_DIR"], "LINKED", "__triton_launcher.so")
+try:
+    with open(_so, "wb") as _f:                # through the link, were it kept writable
+        _f.write(b"forged")
+except OSError:
+    pass
+'''
+
+
+def test_a_shipped_candidate_cannot_write_through_its_linked_cache_entries(evaluator, fixture_op, tmp_path):
+    """Shipped code gets the shipped cache's entries as links; whatever its process writes to them
+    lands in its own copy (no lock-down) or nowhere (read-only), never in the shared cache."""
+    shipped = evaluator.pool.root() / kernel_cache.SHIPPED
+    entry = shipped / "LINKED"
+    entry.mkdir(parents=True, exist_ok=True)
+    (entry / "__triton_launcher.so").write_bytes(b"\x7fELF")
+    path = tmp_path / "writer.py"
+    path.write_text(LINK_WRITER)
+    try:
+        result = evaluator.evaluate(fixture_op, path, replace(EvalOptions(time=False, timeout_s=60), review=False),
+                                    shipped=True)
+        assert result.accepted, [str(r) for r in result.rejections]
+        assert (entry / "__triton_launcher.so").read_bytes() == b"\x7fELF"
+    finally:
+        shutil.rmtree(entry, ignore_errors=True)                    # the pool is shared by other tests
+
+
 def test_the_judge_counts_what_a_candidates_process_compiled_itself(tmp_path, monkeypatch):
     from aka.evaluate.remote import Remote
 
@@ -123,8 +153,9 @@ def test_the_judge_counts_what_a_candidates_process_compiled_itself(tmp_path, mo
 
 def test_a_seeded_entry_is_a_cache_hit_for_triton_wherever_it_was_compiled(tmp_path, monkeypatch):
     """Triton's group file names its files by absolute path in the cache that compiled them (here a
-    warming process's folder, deleted since). Copied as it is, Triton's own lookup finds none of
-    them and compiles again; seeding points them at the copy."""
+    warming process's folder, deleted since). Published as it is, Triton's own lookup through a
+    candidate's link would find none of them and compile again; publishing points them at the
+    shipped copy, so the link is a hit."""
     from triton.runtime.cache import FileCacheManager
 
     warm = tmp_path / "warm" / "KEY"
@@ -133,24 +164,59 @@ def test_a_seeded_entry_is_a_cache_hit_for_triton_wherever_it_was_compiled(tmp_p
     for n in names:
         (warm / n).write_text(n)
     (warm / "__grp___k.json").write_text(json.dumps({"child_paths": {n: str(warm / n) for n in names}}))
-    (warm / "__triton_launcher.cpython-312-x86_64-linux-gnu.so").write_bytes(b"\x7fELF")
     root = tmp_path / "root"
-    shutil.copytree(warm.parent, root / kernel_cache.SHIPPED)
+    shipped = root / kernel_cache.SHIPPED
+    assert kernel_cache.publish_folder(str(warm.parent), str(shipped)) == 1
     shutil.rmtree(warm.parent)
     monkeypatch.setenv("AKA_JOBS_ROOT", str(root))
     monkeypatch.delenv("TRITON_CACHE_DIR", raising=False)
     work = tmp_path / "work"
     kernel_cache.seed(str(work), shipped=True)
     own = Path(kernel_cache.own_folder(str(work)))
+    assert (own / "KEY").is_symlink() and os.path.realpath(own / "KEY") == str(shipped / "KEY")
     monkeypatch.setenv("TRITON_CACHE_DIR", str(own))
     group = FileCacheManager("KEY").get_group("_k.json")
-    runtime = ["_k.cubin", "_k.json"]                                     # the intermediate code is not copied
-    assert group == {n: str(own / "KEY" / n) for n in runtime}           # Triton's hit: its binary and metadata
-    assert sorted(p.name for p in (own / "KEY").iterdir()) == sorted(
-        ["__grp___k.json", "__triton_launcher.cpython-312-x86_64-linux-gnu.so", *runtime])
-    assert kernel_cache.relocate(str(own)) == 0                           # already in place
-    shipped_group = json.loads((root / kernel_cache.SHIPPED / "KEY" / "__grp___k.json").read_text())
-    assert shipped_group["child_paths"]["_k.cubin"] == str(warm / "_k.cubin")   # the shared copy is untouched
+    assert group == {n: str(shipped / "KEY" / n) for n in names}          # Triton's hit, read where it lies
+    assert all(Path(p).is_file() for p in group.values())
+    assert kernel_cache.relocate(str(own)) == 0                           # a link is never rewritten
+
+
+def test_a_linked_entry_the_candidate_could_write_through_becomes_a_copy(tmp_path, monkeypatch):
+    """Without a read-only filesystem (no mount namespace), a link would let the candidate's process
+    write into the shared cache: `secure_links`, run there before candidate code, copies such an
+    entry (its group file pointing at the copy); a read-only one stays linked, an unreadable one goes.
+    (os.access stands in for the mount and the other user: this machine runs tests as root.)"""
+    shipped = tmp_path / "root" / kernel_cache.SHIPPED
+    for key in ("OPEN", "SHUT", "GONE"):
+        e = shipped / key
+        e.mkdir(parents=True)
+        (e / "_k.cubin").write_bytes(b"\0" * 8)
+        (e / "_k.ptx").write_text("intermediate")
+        (e / "__grp___k.json").write_text(json.dumps({"child_paths": {"_k.cubin": str(e / "_k.cubin")}}))
+    monkeypatch.setenv("AKA_JOBS_ROOT", str(tmp_path / "root"))
+    monkeypatch.delenv("TRITON_CACHE_DIR", raising=False)
+    work = tmp_path / "work"
+    assert sorted(kernel_cache.seed(str(work), shipped=True)) == ["GONE", "OPEN", "SHUT"]
+    own = Path(kernel_cache.own_folder(str(work)))
+    shut, gone = str(shipped / "SHUT"), str(shipped / "GONE")
+    real = os.access
+
+    def access(path, mode):                 # as the lock-down's read-only mount and another user's folder
+        if str(path) == gone:
+            return False
+        if str(path) == shut and mode & os.W_OK:
+            return False
+        return real(path, mode)
+    monkeypatch.setattr(kernel_cache.os, "access", access)
+    assert kernel_cache.secure_links(str(own)) == (1, 1)
+    monkeypatch.setattr(kernel_cache.os, "access", real)
+    assert not (own / "OPEN").is_symlink() and (own / "OPEN" / "_k.cubin").read_bytes() == b"\0" * 8
+    assert not (own / "OPEN" / "_k.ptx").exists()                          # runtime files only
+    group = json.loads((own / "OPEN" / "__grp___k.json").read_text())["child_paths"]
+    assert group == {"_k.cubin": str(own / "OPEN" / "_k.cubin")}
+    assert (own / "SHUT").is_symlink() and not os.path.lexists(own / "GONE")
+    (own / "OPEN" / "_k.cubin").write_bytes(b"planted")                    # writing its copy ...
+    assert (shipped / "OPEN" / "_k.cubin").read_bytes() == b"\0" * 8      # ... leaves the shared cache alone
 
 
 def test_a_shipped_candidate_is_seeded_with_its_own_kernels_and_every_launcher_only(tmp_path, monkeypatch):
