@@ -89,3 +89,29 @@ def test_a_job_folder_still_written_as_the_server_dies_is_removed_on_a_later_pas
     gone = not folder.exists()
     t.join()
     assert gone
+
+
+def test_the_server_computes_tritons_process_keys_once_for_every_forked_child(monkeypatch):
+    """`prewarm_triton` fills Triton's cached keys before the server forks: a child's first kernel
+    call then hashes nothing (here the child checks the cache it inherited)."""
+    import os
+
+    from triton.runtime.cache import triton_key
+
+    from aka.evaluate.worker import prewarm_triton
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    assert prewarm_triton() == []                               # the interpreter compiles nothing
+    monkeypatch.delenv("TRITON_INTERPRET")
+    triton_key.cache_clear()
+    assert "triton_key" in prewarm_triton()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        misses = triton_key.cache_info().misses
+        triton_key()
+        os.write(w, b"1" if triton_key.cache_info().misses == misses else b"0")
+        os._exit(0)
+    os.close(w)
+    assert os.read(r, 1) == b"1"
+    os.waitpid(pid, 0)
