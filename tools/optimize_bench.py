@@ -49,49 +49,31 @@ def run_op(op: Path, args: argparse.Namespace) -> dict:
 
 
 def time_breakdown(session: Path) -> dict:
-    """Where a session's wall time went, from its journal: the time before each event is charged
-    to that event's step (evaluate: one evaluation; accept: the interleaved comparison when one
-    ran; profile: Nsight Compute on a new incumbent; setup: baselines and start-up; batch: the
-    evaluation of a whole batch side by side, under `--parallel`), the
-    evaluations' and comparisons' own phases (`phases_s`), summed over its candidates' eval.json and
-    decision.json, and the rate after the first candidate, or the first batch (`steady`)."""
-    from datetime import datetime
+    """Where a session's wall time went: its journal's timeline (`aka.sessions.timeline`: seconds
+    by loop step, the rate over the run and after the first candidate, `steady`), and, summed over
+    its candidates' eval.json and decision.json, the evaluations' and comparisons' own phases
+    (`phases_s`), what the propose step spent handing configurations to the compile-ahead, and the
+    kernels each candidate's process compiled itself."""
+    from aka.sessions.journal import read_events
+    from aka.sessions.timeline import timeline
 
-    steps: dict[str, float] = {}
-    counts: dict[str, int] = {}
-    at: dict[str, list] = {"decide": [], "evaluate": []}
-    parts: dict[str, float] = {}
-    last = None
-    try:
-        lines = (session / "events.jsonl").read_text().splitlines()
-    except OSError:
+    if not (session / "events.jsonl").is_file():
         return {}
-    for line in lines:
-        try:
-            ev = json.loads(line)
-            ts = datetime.fromisoformat(ev["time"])
-        except (ValueError, KeyError, TypeError):
-            continue
-        kind = ev.get("kind", "?")
-        if kind == "propose":                    # where a proposal's time went (journaled since 2026-12-04)
+    events = read_events(session / "events.jsonl").events
+    run = timeline(events)
+    parts: dict[str, float] = {}
+    for ev in events:
+        if ev.kind == "propose":                 # where a proposal's time went (journaled since 2026-12-04)
             for part in ("warm_s", "proposer_s"):
-                parts[part] = parts.get(part, 0.0) + float((ev.get("data") or {}).get(part) or 0.0)
-        if last is not None:
-            steps[kind] = steps.get(kind, 0.0) + (ts - last).total_seconds()
-            counts[kind] = counts.get(kind, 0) + 1
-        if kind in at and not (kind == "decide" and (ev.get("data") or {}).get("queued")):
-            at[kind].append(ts)                  # a decide inside a batch (--parallel) ends no iteration
-        last = ts
+                parts[part] = parts.get(part, 0.0) + float((ev.data or {}).get(part) or 0.0)
     evals = _records(session, "eval.json")
     compared = [d for d in _records(session, "decision.json") if d.get("phases_s")]
     compiled = [int(m.group(1)) for d in evals for n in d.get("notes") or [] if (m := COMPILED.search(str(n)))]
-    decides = at["decide"]
-    steady = {"candidates": sum(1 for t in at["evaluate"] if t > decides[0]),
-              "seconds": round((decides[-1] - decides[0]).total_seconds(), 2)} if len(decides) > 1 else {}
     walls: dict[str, list[float]] = {"full": [], "focused": []}
     for d in evals:
         walls["focused" if d.get("focus") else "full"].append(float(d.get("wall_s") or 0.0))
-    return {"steps_s": {k: round(v, 2) for k, v in steps.items()}, "step_counts": counts, "steady": steady,
+    return {"steps_s": run.get("steps_s", {}), "step_counts": run.get("step_counts", {}),
+            "steady": run.get("steady", {}), "run_wall_s": run.get("wall_s"),
             "eval_wall_s": {k: {"n": len(v), "mean": round(sum(v) / len(v), 2)} for k, v in walls.items() if v},
             "evaluations": len(evals), "phases_s": _summed(evals), "kernels_compiled": compiled,
             "comparisons": len(compared), "compare_phases_s": _summed(compared),

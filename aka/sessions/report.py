@@ -11,6 +11,8 @@ from aka.agent.qd.history import History, replay
 from aka.sessions.folder import SessionFolder, write_text
 from aka.sessions.journal import read_events
 from aka.sessions.report_archive import section
+from aka.sessions.timeline import lines as run_lines
+from aka.sessions.timeline import timeline
 from aka.spec.op import OpSpec
 from aka.spec.result import EvalResult
 
@@ -42,6 +44,8 @@ def summarize(folder: SessionFolder, spec: OpSpec) -> dict[str, Any]:
         if confirmed is not None else None,
         "journal_dropped": events.dropped,
         "unseen_shapes": _unseen_rule(events.events, best),
+        "interpreter": any(d.get("mode") == "cpu-interpreter" for d in evaluated),
+        "run": timeline(events.events),
     }
 
 
@@ -115,6 +119,7 @@ def write_report(folder: SessionFolder, spec: OpSpec) -> dict[str, Any]:
     lines += _figures_note(s)
     if s["shapes"]:
         lines += _table(s)
+    lines += run_lines(s["run"], s["interpreter"])
     lines += ["", "## Trajectory", ""]
     lines += _trajectory(folder)
     if s["dropouts"]:

@@ -64,3 +64,5 @@ def test_the_report_says_how_the_best_dispatcher_serves_unseen_shapes(tmp_path):
     assert ("It is a per-shape dispatcher: a shape it was not tuned for (held-out or yours) runs by the bucket rule "
             f"({unseen['why']}).") in report
     assert "## Archive" not in report                                      # a greedy session keeps no archive
+    assert "## The run" in report and "4 candidates evaluated in" in report     # its wall time and rate
+    assert "| evaluate |" in report

@@ -85,7 +85,8 @@ def test_the_propose_steps_time_is_split_into_compile_ahead_and_proposer(tmp_pat
               {"time": "2026-12-04T10:00:08+00:00", "kind": "evaluate", "data": {}},
               {"time": "2026-12-04T10:00:09+00:00", "kind": "propose", "data": {"warm_s": 0.5, "proposer_s": 0.25}},
               {"time": "2026-12-04T10:00:10+00:00", "kind": "propose", "data": {"exhausted": True}}]
-    (tmp_path / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    (tmp_path / "events.jsonl").write_text("".join(json.dumps({"format": "aka.journal/1", "seq": i, **e}) + "\n"
+                                                   for i, e in enumerate(events)))
     bench = _bench()
     tb = bench.time_breakdown(tmp_path)
     assert tb["propose_parts_s"] == {"warm_s": 3.0, "proposer_s": 0.5}
