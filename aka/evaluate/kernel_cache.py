@@ -97,11 +97,15 @@ def secure_links(mine: str) -> tuple[int, int]:
             removed += 1
         elif os.access(target, os.W_OK):
             staging = f"{link}.tmp{os.getpid()}"
-            shutil.copytree(target, staging, symlinks=False, ignore=_not_runtime)
-            _point_groups(staging, link)
-            os.unlink(link)
-            os.rename(staging, link)
-            copied += 1
+            os.unlink(link)                       # first: whatever happens next, no writable link is left
+            try:
+                shutil.copytree(target, staging, symlinks=False, ignore=_not_runtime)
+                _point_groups(staging, link)
+                os.rename(staging, link)
+                copied += 1
+            except OSError:                       # no copy: the kernel compiles afresh in its own folder
+                shutil.rmtree(staging, ignore_errors=True)
+                removed += 1
     return copied, removed
 
 
