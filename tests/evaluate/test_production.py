@@ -133,3 +133,29 @@ def test_suite_production_modules_match_their_references(folder):
 def test_the_suites_name_production_where_torch_has_it():
     names = {p.name for p in SUITE_OPS}
     assert {"prefill_attention_causal", "conv2d_3x3_nhwc"} <= names
+
+
+def _gpu_production_cases():
+    import torch
+    if not torch.cuda.is_available():
+        return [pytest.param(None, None, id="none")]
+    return [pytest.param(folder, shape, id=f"{folder.name}::{shape.id}") for folder in SUITE_OPS
+            for shape in (lambda s: s.shapes + s.held_out_shapes)(load_op(folder))]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("folder,shape", _gpu_production_cases())
+def test_suite_production_modules_match_their_references_on_a_gpu(folder, shape):
+    """On a GPU, in the operator's dtype, at every shape and held-out shape: the check the judge
+    makes before it times a production module (a module that fails it stops every evaluation of
+    its operator with exit 2, so it is run here first)."""
+    import torch
+    if folder is None:
+        pytest.skip("needs a CUDA device")
+    spec = load_op(folder)
+    op = Operator(spec.to_dict(), "cuda", spec.dtype)
+    ref = op.build(shape.params, 0)
+    prod = op.build_production(shape.params, 0, ref)
+    with torch.no_grad():
+        judge.check_production(op, ref, prod, op.make_inputs(shape.params, 100), spec.tolerance_for(spec.dtype),
+                               shape.id)
