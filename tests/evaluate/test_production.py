@@ -159,3 +159,56 @@ def test_suite_production_modules_match_their_references_on_a_gpu(folder, shape)
     with torch.no_grad():
         judge.check_production(op, ref, prod, op.make_inputs(shape.params, 100), spec.tolerance_for(spec.dtype),
                                shape.id)
+
+
+def _fake_scaled_mm(calls):
+    """torch._scaled_mm as cuBLASLt ran it correctly on an H100 (torch 2.11, 2026-12-05): m, k, n
+    multiples of 4/16/16, activation scales m-major, weight scales k-block-major with kb % 4 == 0
+    (any other layout was refused or silently wrong there); returns the dequantized product."""
+    import torch
+
+    def fake(a, bt, sa, sb, out_dtype):
+        m, k = a.shape
+        n, kb = bt.shape[1], -(-k // 128)
+        assert m % 4 == 0 and k % 16 == 0 and n % 16 == 0, (m, k, n)
+        assert sa.shape == (m, kb) and sa.stride() == (1, m), (sa.shape, sa.stride())
+        assert kb % 4 == 0 and sb.shape == (kb, -(-n // 128)) and sb.stride() == (1, kb), (sb.shape, sb.stride())
+        calls.append((m, k, n))
+        af = a.float() * sa.repeat_interleave(128, 1)[:, :k]
+        bf = bt.float().t() * sb.t().repeat_interleave(128, 0)[:n].repeat_interleave(128, 1)[:, :k]
+        return (af @ bf.t()).to(out_dtype)
+    return fake
+
+
+def test_fp8_production_pads_to_the_layout_cublaslt_runs_and_keeps_padded_weights(monkeypatch):
+    import importlib.util
+    import torch
+    spec = importlib.util.spec_from_file_location(
+        "fp8_production", ROOT / "suites/llm-inference/fp8_block_scaled_gemm/production.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    calls = []
+    monkeypatch.setattr(torch, "_scaled_mm", _fake_scaled_mm(calls))
+    gen = torch.Generator().manual_seed(0)
+    mod = module.Production()
+    # m = 1 and kb = 18 (k 2304), odd n and k, kb = 8 unpadded: every case the H100 refused or got wrong
+    for m, n, k, want in [(1, 300, 2304, (16, 2560, 304)), (7, 130, 1400, (16, 1536, 144)), (5, 40, 1000, (16, 1008, 48)), (32, 256, 1024, (32, 1024, 256))]:
+        kb, nb = -(-k // 128), -(-n // 128)
+        a = torch.randn(m, k, generator=gen).to(torch.float8_e4m3fn)
+        b = torch.randn(n, k, generator=gen).to(torch.float8_e4m3fn)
+        sa, sb = torch.rand(m, kb, generator=gen) + 0.5, torch.rand(nb, kb, generator=gen) + 0.5
+        ref = ((a.float() * sa.repeat_interleave(128, 1)[:, :k])
+               @ (b.float() * sb.repeat_interleave(128, 0)[:n].repeat_interleave(128, 1)[:, :k]).t())
+        out = mod(a.view(torch.uint8), sa, b.view(torch.uint8), sb, torch.float32)
+        assert calls[-1] == want and out.shape == (m, n) and out.dtype == torch.float32
+        torch.testing.assert_close(out, ref, atol=0.02 * ref.abs().max().item(), rtol=0.02)
+    weights = [torch.zeros(16, 2304, dtype=torch.uint8) for _ in range(module.HELD + 1)]
+    scale, x, xs = torch.ones(1, 18), torch.zeros(4, 2304, dtype=torch.uint8), torch.ones(4, 18)
+    mod = module.Production()
+    for w in weights + weights[-2:]:        # the last two again: found, not padded afresh
+        mod(x, xs, w, scale, torch.bfloat16)
+    assert len(mod._held) == module.HELD
+    assert [e[0] for e in mod._held.values()][-2:] == weights[-2:]
+    weights[-1][0, 0] = 56                  # changed in place: its version moves, so it is padded again
+    mod(x, xs, weights[-1], scale, torch.bfloat16)
+    assert mod._held[next(reversed(mod._held))][2].view(torch.uint8)[0, 0] == 56
