@@ -2,7 +2,7 @@
 ---
 op: embedding_bag_sum
 strategy: several-bags-per-program-pool-sized-tiles
-techniques: [gather-reduce-fusion, index-driven-loads, multi-segment-tile, shape-specialized-tiles, occupancy-sized-grid, ragged-loop, deterministic, atomics-free, fp32-accumulate, masked-tail]
+techniques: [gather-reduce-fusion, index-driven-loads, multi-row-per-program, shape-specialized-tiles, occupancy-sized-grid, ragged-loop, deterministic, atomics-free, fp32-accumulate, masked-tail]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
