@@ -31,8 +31,8 @@ Measured beside the production baseline (cuBLASLt's block-scaled fp8 GEMM throug
 torch._scaled_mm) on one H100 SXM, 2026-12-05 (docs/results/h100-2026-12-05/llm-inference, events
 timing, defaults above): gate_up-prefill-4k 610.6 us against 234.4 (0.38x), q_a-prefill-8k 407.3
 against 163.0 (0.40x), down-prefill-8k 618.9 against 353.0 (0.57x; that production time still
-included re-padding its weight every call), gate_up-decode-128 50.7 against 29.1 (0.57x); SOL 0.28
-at prefill, against 5-9x over torch.compile. The target for this operator (its reference is not
+included re-padding its weight every call), gate_up-decode-128 50.7 against 29.1 (0.57x); SOL
+0.27-0.28 at prefill, against 5-9x over torch.compile. The target for this operator (its reference is not
 one library call) is torch.compile, met; against the library it reaches about 40 % of cuBLASLt's
 rate at prefill. Not profiled yet: the first things to look at are the tile (64x128 with 4 warps,
 one wgmma group per program, where Hopper fp8 GEMMs run 128x128 or 128x256 with 8 warps and

@@ -18,11 +18,12 @@ calling it with each candidate layout and comparing against an fp32 dequantized 
   kb % 4 != 0 was accepted by an earlier probe and gave wrong answers from output column 128 on
   (cuBLASLt reads n-block j at j * round_up(kb, 4); PyTorch pull request 166752 describes the same
   silent error), and a padded stride is now refused. The one layout it runs correctly is
-  kb % 4 == 0. So where kb % 4 != 0 (k = 2304 and the held-out k = 1000, 1400 here) k is zero-padded
-  to a multiple of 512: the weight and its scales once per weight (cached while the tensors' data
-  pointers and versions stay, up to HELD of them, as a serving stack pads its weights at load), the
-  activation and its scales on every call. That costs the baseline round_up(k, 512) / k more MACs (2560 / 2304 = 1.11x
-  at DeepSeek-V3's tp8 down projection) plus a copy of the activation; the tables say so.
+  kb % 4 == 0. So where kb % 4 != 0 (k = 2304 and the held-out k = 1400 here) k is zero-padded to
+  a multiple of 512: the weight and its scales once per weight (cached while the tensors' data
+  pointers and versions stay, up to HELD of them, as a serving stack pads its weights at load),
+  the activation and its scales on every call. That costs the baseline round_up(k, 512) / k more
+  MACs (2560 / 2304 = 1.11x at DeepSeek-V3's tp8 down projection) plus a copy of the activation;
+  the tables say so.
 - cuBLASLt's heuristic finds no kernel for m = 1 (nor 7, 333); m = 4 and 8 run. m is zero-padded
   to a multiple of 16; k and n to multiples of 16 where they are not (fp8 leading dimensions).
 Zeros change no product, the padded groups' scales are 1, and the result is cut back to [m, n].
