@@ -174,10 +174,16 @@ def _fake_scaled_mm(calls):
         assert sa.shape == (m, kb) and sa.stride() == (1, m), (sa.shape, sa.stride())
         assert kb % 4 == 0 and sb.shape == (kb, -(-n // 128)) and sb.stride() == (1, kb), (sb.shape, sb.stride())
         calls.append((m, k, n))
-        af = a.float() * sa.repeat_interleave(128, 1)[:, :k]
-        bf = bt.float().t() * sb.t().repeat_interleave(128, 0)[:n].repeat_interleave(128, 1)[:, :k]
-        return (af @ bf.t()).to(out_dtype)
+        return _block_scaled_product(a, sa, bt.t(), sb.t()).to(out_dtype)
     return fake
+
+
+def _block_scaled_product(a, sa, b, sb):
+    """a [m, k] times b [n, k].T in fp32, a scaled per (row, 128-group), b per 128 x 128 block."""
+    k, n = a.shape[1], b.shape[0]
+    af = a.float() * sa.repeat_interleave(128, 1)[:, :k]
+    bf = b.float() * sb.repeat_interleave(128, 0)[:n].repeat_interleave(128, 1)[:, :k]
+    return af @ bf.t()
 
 
 def test_fp8_production_pads_to_the_layout_cublaslt_runs_and_keeps_padded_weights(monkeypatch):
@@ -197,8 +203,7 @@ def test_fp8_production_pads_to_the_layout_cublaslt_runs_and_keeps_padded_weight
         a = torch.randn(m, k, generator=gen).to(torch.float8_e4m3fn)
         b = torch.randn(n, k, generator=gen).to(torch.float8_e4m3fn)
         sa, sb = torch.rand(m, kb, generator=gen) + 0.5, torch.rand(nb, kb, generator=gen) + 0.5
-        ref = ((a.float() * sa.repeat_interleave(128, 1)[:, :k])
-               @ (b.float() * sb.repeat_interleave(128, 0)[:n].repeat_interleave(128, 1)[:, :k]).t())
+        ref = _block_scaled_product(a, sa, b, sb)
         out = mod(a.view(torch.uint8), sa, b.view(torch.uint8), sb, torch.float32)
         assert calls[-1] == want and out.shape == (m, n) and out.dtype == torch.float32
         torch.testing.assert_close(out, ref, atol=0.02 * ref.abs().max().item(), rtol=0.02)
@@ -208,7 +213,7 @@ def test_fp8_production_pads_to_the_layout_cublaslt_runs_and_keeps_padded_weight
     for w in weights + weights[-2:]:        # the last two again: found, not padded afresh
         mod(x, xs, w, scale, torch.bfloat16)
     assert len(mod._held) == module.HELD
-    assert [e[0] for e in mod._held.values()][-2:] == weights[-2:]
+    assert all(e[0] is w for e, w in zip(list(mod._held.values())[-2:], weights[-2:]))
     weights[-1][0, 0] = 56                  # changed in place: its version moves, so it is padded again
     mod(x, xs, weights[-1], scale, torch.bfloat16)
     assert mod._held[next(reversed(mod._held))][2].view(torch.uint8)[0, 0] == 56
