@@ -25,7 +25,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from aka.propose.source_walk import UNIT_NAME, Host, Kernel, Launch, Walk, constants, exclusive, is_jit
+from aka.propose.source_walk import (UNIT_NAME, Host, Kernel, Launch, Walk, constants, exclusive, inline_helpers,
+                                     is_jit)
 
 MEMORY = ("plain", "vectorized", "on-chip-tiled", "pipelined")
 COMPUTE = ("multi-pass", "fused", "single-pass", "tensor-core")
@@ -102,7 +103,8 @@ _UNSET = object()
 
 def _levels(tree: ast.Module, consts: dict[str, object]) -> Descriptor:
     kernels = {fn.name: Walk(fn, consts).k for fn in ast.walk(tree) if is_jit(fn)}
-    for k in kernels.values():                           # helpers' findings count for their callers
+    inline_helpers(kernels)                              # helpers' loads and stores, on the callers' arguments
+    for k in kernels.values():                           # and their other findings
         for h in k.helpers & set(kernels):
             k.facts |= {f for f in kernels[h].facts}
     host = Host(tree, kernels, consts)

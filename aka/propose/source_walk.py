@@ -67,7 +67,32 @@ class _Load(NamedTuple):
     vector: bool
     """Offsets from tl.arange (a block of elements), not a scalar."""
     loop: int | None
-    """id() of the innermost enclosing loop (None outside loops)."""
+    """id() of the innermost enclosing loop (None outside loops); for a load a helper makes, a key
+    of the call's place and the helper's loop."""
+    via: frozenset[str] = frozenset()
+    """The function's parameters its pointer expression names (a helper's offsets may come from its
+    caller, which decides whether the load is a vector)."""
+
+
+class _Arg(NamedTuple):
+    """What a caller passes for one of a helper's parameters."""
+
+    base: str
+    """The caller's parameter the argument derives from ('' for none)."""
+    vector: bool
+    names: frozenset[str]
+    """The caller's parameters the argument names."""
+
+
+@dataclass
+class HelperCall:
+    """One call of a jit helper inside a kernel."""
+
+    name: str
+    args: list[_Arg]
+    kwargs: dict[str, _Arg]
+    loop: int | None
+    site: int
 
 
 @dataclass
@@ -80,6 +105,8 @@ class Kernel:
     facts: set[str] = field(default_factory=set)
     helpers: set[str] = field(default_factory=set)
     """Other functions it calls (jit helpers)."""
+    calls: list[HelperCall] = field(default_factory=list)
+    """Where and with what it calls them."""
 
 
 class Walk(ast.NodeVisitor):
@@ -183,14 +210,23 @@ class Walk(ast.NodeVisitor):
             self.k.facts.add("hint")
         elif isinstance(node.func, ast.Name) and not name.startswith("tl."):
             self.k.helpers.add(name)
+            self.k.calls.append(HelperCall(name, [self._arg(a) for a in node.args],
+                                           {k.arg: self._arg(k.value) for k in node.keywords if k.arg},
+                                           id(self.loops[-1]) if self.loops else None, id(node)))
         self.generic_visit(node)
+
+    def _arg(self, expr: ast.AST) -> _Arg:
+        names = set(_names(expr))
+        vector = bool(names & self.vector) or "arange" in ast.dump(expr)
+        return _Arg(self._base(expr), vector, frozenset(names & set(self.k.params)))
 
     def _load(self, call: ast.Call, ptr: ast.AST) -> None:
         names = set(_names(ptr))
         vec = bool(names & self.vector) or "arange" in ast.dump(ptr) or "make_block_ptr" in ast.dump(ptr)
         if any(k.arg in ("eviction_policy", "cache_modifier") for k in call.keywords):
             self.k.facts.add("hint")
-        self.k.loads.append(_Load(self._base(ptr), vec, id(self.loops[-1]) if self.loops else None))
+        self.k.loads.append(_Load(self._base(ptr), vec, id(self.loops[-1]) if self.loops else None,
+                                  frozenset(names & set(self.k.params))))
 
     def _row_tiles(self, fn: ast.FunctionDef) -> None:
         """`rows = <program> * R + tl.arange(0, R)` used as the leading index of a 2-D tile: the
@@ -234,6 +270,38 @@ class Walk(ast.NodeVisitor):
                             loaded.setdefault(t, i)
             if any(read.get(t, i) < i for t, i in loaded.items()):
                 self.k.facts.add("prefetch")
+
+
+def inline_helpers(kernels: dict[str, Kernel]) -> None:
+    """Credit each kernel with the loads and stores of the jit helpers it calls, on its own
+    arguments: a helper's load of its parameter P is the caller's load of what it passed for P, at
+    the call's place, so two calls of one sweeping helper are two sweeps. A load whose offsets the
+    caller passed is a vector load when the caller's argument is one. Helpers of helpers count
+    through their callers; a recursive call counts once."""
+
+    def resolved(name: str, stack: frozenset[str]) -> tuple[list[_Load], set[str]]:
+        k = kernels[name]
+        loads, writes = list(k.loads), set(k.writes)
+        for call in k.calls:
+            if call.name not in kernels or call.name in stack:
+                continue
+            helper = kernels[call.name]
+            bound = {**dict(zip(helper.params, call.args)), **call.kwargs}
+            inner_loads, inner_writes = resolved(call.name, stack | {call.name})
+            for ld in inner_loads:
+                arg = bound.get(ld.base)
+                if arg is None or not arg.base:
+                    continue                             # not a pointer the caller handed over
+                vector = ld.vector or any(bound[v].vector for v in ld.via if v in bound)
+                via = frozenset().union(*(bound[v].names for v in ld.via | {ld.base} if v in bound))
+                loop = call.loop if ld.loop is None else hash((call.site, ld.loop))
+                loads.append(_Load(arg.base, vector, loop, via))
+            writes |= {bound[w].base for w in inner_writes if w in bound and bound[w].base}
+        return loads, writes
+
+    done = {name: resolved(name, frozenset({name})) for name in kernels}
+    for name, (loads, writes) in done.items():
+        kernels[name].loads, kernels[name].writes = loads, writes
 
 
 def _lead(slice_: ast.AST) -> bool:

@@ -108,3 +108,97 @@ def test_bottleneck_class_from_profile_roofline_or_nothing():
     assert bottleneck_class(None, dense, False, {})[0] == "compute-bound"
     dense.device = {}                                                    # no datasheet: the intensity decides
     assert bottleneck_class(None, dense, False, {})[0] == "compute-bound"
+
+
+INLINE_TWO_SWEEPS = '''
+@triton.jit
+def norm_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    acc = 0.0
+    for start in range(0, n, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        acc += tl.sum(tl.load(x_ptr + row * n + offs, mask=offs < n, other=0.0))
+    for start in range(0, n, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        v = tl.load(x_ptr + row * n + offs, mask=offs < n, other=0.0)
+        tl.store(y_ptr + row * n + offs, v / acc, mask=offs < n)
+
+def forward(x, y, n):
+    norm_kernel[(x.shape[0],)](x, y, n, BLOCK=1024)
+'''
+
+HELPER_TWO_SWEEPS = '''
+@triton.jit
+def _sweep_sum(src_ptr, n, BLOCK: tl.constexpr):
+    acc = 0.0
+    for start in range(0, n, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        acc += tl.sum(tl.load(src_ptr + offs, mask=offs < n, other=0.0))
+    return acc
+
+@triton.jit
+def _sweep_scale(src_ptr, dst_ptr, n, scale, BLOCK: tl.constexpr):
+    for start in range(0, n, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        v = tl.load(src_ptr + offs, mask=offs < n, other=0.0)
+        tl.store(dst_ptr + offs, v / scale, mask=offs < n)
+
+@triton.jit
+def norm_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    acc = _sweep_sum(x_ptr + row * n, n, BLOCK)
+    _sweep_scale(x_ptr + row * n, y_ptr + row * n, n, acc, BLOCK)
+
+def forward(x, y, n):
+    norm_kernel[(x.shape[0],)](x, y, n, BLOCK=1024)
+'''
+
+
+def test_a_kernel_is_credited_with_its_helpers_loads_on_its_own_arguments():
+    inline, helpers = describe(INLINE_TWO_SWEEPS), describe(HELPER_TWO_SWEEPS)
+    assert inline.compute == helpers.compute == 1
+    assert helpers.evidence["compute"] == "norm_kernel sweeps x_ptr more than once"
+    one_helper = HELPER_TWO_SWEEPS.replace("    acc = _sweep_sum(x_ptr + row * n, n, BLOCK)\n", "    acc = 1.0\n")
+    assert describe(one_helper).compute == 2                            # one sweep left: read once
+
+
+def test_a_helper_called_twice_is_two_sweeps_and_its_stores_count_for_the_caller():
+    twice = HELPER_TWO_SWEEPS.replace("    acc = _sweep_sum(x_ptr + row * n, n, BLOCK)\n",
+                                      "    _sweep_scale(x_ptr + row * n, y_ptr + row * n, n, 2.0, BLOCK)\n    acc = 1.0\n")
+    assert describe(twice).evidence["compute"] == "norm_kernel sweeps x_ptr more than once"
+    chained = HELPER_TWO_SWEEPS + '''
+@triton.jit
+def second_kernel(y_ptr, z_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(z_ptr + offs, tl.load(y_ptr + offs))
+
+def forward2(x, y, z, n):
+    norm_kernel[(1,)](x, y, n, BLOCK=1024)
+    second_kernel[(1,)](y, z, n, BLOCK=1024)
+'''
+    found = describe(chained)                                        # y is written only inside a helper
+    assert found.compute == 0 and found.evidence["compute"] == "norm_kernel writes y, second_kernel reads it"
+
+
+def test_offsets_a_caller_passes_make_a_helpers_load_a_vector():
+    source = '''
+@triton.jit
+def _load_at(base_ptr, offs, n):
+    return tl.load(base_ptr + offs, mask=offs < n, other=0.0)
+
+@triton.jit
+def copy_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, _load_at(x_ptr, offs, n), mask=offs < n)
+
+@triton.jit
+def reread_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(y_ptr + offs) + _load_at(x_ptr, offs, n), mask=offs < n)
+
+def forward(x, y, n):
+    copy_kernel[(1,)](x, y, n, BLOCK=1024)
+    reread_kernel[(1,)](x, y, n, BLOCK=1024)
+'''
+    found = describe(source)                 # copy_kernel's only vector load is the helper's, on x
+    assert found.compute == 0 and found.evidence["compute"] == "copy_kernel writes y, reread_kernel reads it"
