@@ -53,14 +53,9 @@ _SM_COUNTS: dict = {}
 
 
 @triton.jit
-def _chunk_stats(x_ptr, pm_ptr, ps_ptr, n_rows, n_cols, chunk_rows,
-                 BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
-    chunk = tl.program_id(0)
-    cols = tl.program_id(1) * BLOCK_C + tl.arange(0, BLOCK_C)
-    col_ok = cols < n_cols
+def _column_stats(x_ptr, first, end, n_cols, cols, col_ok, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
+    """Column max and sum of exponentials (rescaled to that max) over rows [first, end)."""
     rows = tl.arange(0, BLOCK_R)
-    first = chunk * chunk_rows
-    end = tl.minimum(first + chunk_rows, n_rows)
     m = tl.full([BLOCK_C], float("-inf"), dtype=tl.float32)
     s = tl.zeros([BLOCK_C], dtype=tl.float32)
     for r0 in range(first, end, BLOCK_R):
@@ -72,6 +67,32 @@ def _chunk_stats(x_ptr, pm_ptr, ps_ptr, n_rows, n_cols, chunk_rows,
         m_safe = tl.where(m_new == float("-inf"), 0.0, m_new)
         s = s * tl.exp(m - m_safe) + tl.sum(tl.exp(x - m_safe[None, :]), axis=0)
         m = m_new
+    return m, s
+
+
+@triton.jit
+def _normalize_rows(x_ptr, y_ptr, first, end, n_cols, cols, col_ok, m, s, BLOCK_R: tl.constexpr):
+    """y = exp(x - m) / s over rows [first, end), from the columns' merged statistics."""
+    m_safe = tl.where(m == float("-inf"), 0.0, m)
+    inv = 1.0 / tl.where(col_ok, s, 1.0)          # masked columns: no division by their zero sum
+    rows = tl.arange(0, BLOCK_R)
+    for r0 in range(first, end, BLOCK_R):
+        r = r0 + rows
+        ok = (r[:, None] < end) & col_ok[None, :]
+        offs = r[:, None].to(tl.int64) * n_cols + cols[None, :]
+        x = tl.load(x_ptr + offs, mask=ok, other=0.0).to(tl.float32)
+        tl.store(y_ptr + offs, (tl.exp(x - m_safe[None, :]) * inv[None, :]).to(y_ptr.dtype.element_ty), mask=ok)
+
+
+@triton.jit
+def _chunk_stats(x_ptr, pm_ptr, ps_ptr, n_rows, n_cols, chunk_rows,
+                 BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
+    chunk = tl.program_id(0)
+    cols = tl.program_id(1) * BLOCK_C + tl.arange(0, BLOCK_C)
+    col_ok = cols < n_cols
+    first = chunk * chunk_rows
+    m, s = _column_stats(x_ptr, first, tl.minimum(first + chunk_rows, n_rows), n_cols, cols, col_ok,
+                         BLOCK_R, BLOCK_C)
     tl.store(pm_ptr + chunk * n_cols + cols, m, mask=col_ok)
     tl.store(ps_ptr + chunk * n_cols + cols, s, mask=col_ok)
 
@@ -95,43 +116,17 @@ def _merge_normalize(x_ptr, y_ptr, pm_ptr, ps_ptr, n_rows, n_cols, n_chunks, chu
         m_safe = tl.where(m_new == float("-inf"), 0.0, m_new)
         s = s * tl.exp(m - m_safe) + tl.sum(ps * tl.exp(pm - m_safe[None, :]), axis=0)
         m = m_new
-    m_safe = tl.where(m == float("-inf"), 0.0, m)
-    inv = 1.0 / tl.where(col_ok, s, 1.0)          # masked columns: no division by their zero sum
-    rows = tl.arange(0, BLOCK_R)
     first = chunk * chunk_rows
-    end = tl.minimum(first + chunk_rows, n_rows)
-    for r0 in range(first, end, BLOCK_R):
-        r = r0 + rows
-        ok = (r[:, None] < end) & col_ok[None, :]
-        offs = r[:, None].to(tl.int64) * n_cols + cols[None, :]
-        x = tl.load(x_ptr + offs, mask=ok, other=0.0).to(tl.float32)
-        tl.store(y_ptr + offs, (tl.exp(x - m_safe[None, :]) * inv[None, :]).to(y_ptr.dtype.element_ty), mask=ok)
+    _normalize_rows(x_ptr, y_ptr, first, tl.minimum(first + chunk_rows, n_rows), n_cols, cols, col_ok, m, s,
+                    BLOCK_R)
 
 
 @triton.jit
 def _one_chunk(x_ptr, y_ptr, n_rows, n_cols, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
     cols = tl.program_id(0) * BLOCK_C + tl.arange(0, BLOCK_C)
     col_ok = cols < n_cols
-    rows = tl.arange(0, BLOCK_R)
-    m = tl.full([BLOCK_C], float("-inf"), dtype=tl.float32)
-    s = tl.zeros([BLOCK_C], dtype=tl.float32)
-    for r0 in range(0, n_rows, BLOCK_R):
-        r = r0 + rows
-        ok = (r[:, None] < n_rows) & col_ok[None, :]
-        x = tl.load(x_ptr + r[:, None].to(tl.int64) * n_cols + cols[None, :], mask=ok,
-                    other=float("-inf")).to(tl.float32)
-        m_new = tl.maximum(m, tl.max(x, axis=0))
-        m_safe = tl.where(m_new == float("-inf"), 0.0, m_new)
-        s = s * tl.exp(m - m_safe) + tl.sum(tl.exp(x - m_safe[None, :]), axis=0)
-        m = m_new
-    m_safe = tl.where(m == float("-inf"), 0.0, m)
-    inv = 1.0 / tl.where(col_ok, s, 1.0)          # masked columns: no division by their zero sum
-    for r0 in range(0, n_rows, BLOCK_R):
-        r = r0 + rows
-        ok = (r[:, None] < n_rows) & col_ok[None, :]
-        offs = r[:, None].to(tl.int64) * n_cols + cols[None, :]
-        x = tl.load(x_ptr + offs, mask=ok, other=0.0).to(tl.float32)
-        tl.store(y_ptr + offs, (tl.exp(x - m_safe[None, :]) * inv[None, :]).to(y_ptr.dtype.element_ty), mask=ok)
+    m, s = _column_stats(x_ptr, 0, n_rows, n_cols, cols, col_ok, BLOCK_R, BLOCK_C)
+    _normalize_rows(x_ptr, y_ptr, 0, n_rows, n_cols, cols, col_ok, m, s, BLOCK_R)
 
 
 def _sm_count(device: torch.device) -> int:
