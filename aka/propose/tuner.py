@@ -2,8 +2,13 @@
 declared parameter spaces, per shape, and emits a per-shape dispatcher of the winners.
 
 Order of work, each step one candidate:
-1. screen: every eligible kernel family at its default parameters (best-ranked by retrieval first);
+1. screen: every eligible kernel family at its default parameters (best-ranked by retrieval first).
+   Until there is an incumbent a screen is judged in full; after that, at the visible shapes the
+   incumbent was judged at, with no held-out shape and no comparison (a focused trial over every
+   shape, the first rung of halving): a family is compared only once it has won something;
 2. dispatch: when different (family, parameters) win different shapes, one dispatcher of them;
+   promote: when one configuration judged only in focused trials wins every shape, that kernel
+   judged in full (a copy whose source says so), so it can replace the incumbent;
 3. tune: for the shape next in turn (by weight; two turns in three go to the shapes still behind a
    baseline, when any are), the family that wins it, a parameter point asked
    from Optuna's TPE sampler fitted on that family's measured times at that shape (a Bayesian
@@ -37,6 +42,10 @@ DISPATCH_MIN_GAIN = 0.02
 ASK_TRIES = 25
 UPCOMING_MAX = 256
 """At most this many configurations are handed to a harness to compile ahead."""
+PROMOTED = ("\n# aka: promoted by the tuner. This configuration won every shape in focused trials only\n"
+            "# (visible shapes, no held-out one); this copy is judged in full and compared.\n")
+"""Appended to a promoted kernel's source: the full evaluation is a candidate of its own (another
+hash) beside the focused trials of the same configuration."""
 
 
 @dataclass(frozen=True)
@@ -235,7 +244,7 @@ class Tuner:
         families = self.families(ctx)
         tried = {t.candidate for t in ctx.trials}
         parent = ctx.incumbent.hash if ctx.incumbent else None
-        for step in (self._screen, self._dispatch, self._tune):
+        for step in (self._screen, self._dispatch, self._promote, self._tune):
             proposal = step(ctx, families, tried, parent)
             if proposal is not None:
                 return proposal
@@ -249,17 +258,57 @@ class Tuner:
             if cand.hash not in tried:
                 borrowed = (f"a {fam.meta.op} kernel whose interface fits this operator's reference; the "
                             "harness decides whether it computes it; " if fam.borrowed else "")
+                focus = self._screen_focus(ctx)
                 return Proposal(cand, change=f"family {fam.key} at defaults {fam.meta.defaults()}",
                                 hypothesis=f"{borrowed}strategy '{fam.meta.strategy}' "
-                                           f"({', '.join(fam.meta.techniques)}) may suit these shapes")
+                                           f"({', '.join(fam.meta.techniques)}) may suit these shapes"
+                                           + (", judged at the visible shapes only" if focus else ""),
+                                focus=focus)
         return None
+
+    def _screen_focus(self, ctx: ProposalContext) -> tuple[str, ...]:
+        """The shapes a screen is judged at: none (a full evaluation) until there is an incumbent;
+        then the visible shapes the incumbent was judged at, in the operator's order."""
+        if not self.focuses or ctx.incumbent is None:
+            return ()
+        inc = next((t for t in ctx.trials if t.candidate == ctx.incumbent.hash and t.times_us), None)
+        if inc is None:
+            return ()
+        return tuple(s["id"] for s in run_shapes(ctx) if s["id"] in inc.times_us)
+
+    def _promote(self, ctx, families, tried, parent) -> Proposal | None:
+        """One configuration fastest at every shape measured, judged only in focused trials (its
+        screen, or the tuning points of a one-shape run), and predicted faster than the incumbent:
+        the same kernel judged in full and compared (a dispatcher needs two winners)."""
+        best = best_per_shape(ctx)
+        configs = {config_key(t.family, t.params): t for t, _ in best.values()}
+        if len(configs) != 1:
+            return None
+        (config, winner), = configs.items()
+        fam = next((f for f in families if f.key == winner.family), None)
+        inc = next((t for t in ctx.trials if ctx.incumbent and t.candidate == ctx.incumbent.hash), None)
+        full = [t for t in ctx.trials if config_key(t.family, t.params) == config and not t.focus]
+        if fam is None or full or (inc is not None and config_key(inc.family, inc.params) == config):
+            return None
+        if _predicted_gain(ctx, best) <= DISPATCH_MIN_GAIN:
+            return None
+        base = fam.candidate(winner.params, parent, "")
+        cand = Candidate(source=base.source + PROMOTED, params=base.params, origin="tuner", name=base.name,
+                         parent=parent, rationale=f"promote {fam.key} at {winner.params}: fastest at every "
+                                                  "shape in focused trials", family=fam.key)
+        if cand.hash in tried:
+            return None
+        return Proposal(cand, change=f"{fam.key} at {winner.params}, judged in full",
+                        hypothesis="the configuration fastest at every shape measured so far, in focused trials "
+                                   "only; judged at every shape, held-out ones included, and compared")
 
     def _dispatch(self, ctx, families, tried, parent) -> Proposal | None:
         best = best_per_shape(ctx)
         by_key = {f.key: f for f in families}
         winners: list[Trial] = []
-        for trial, _ in best.values():
-            if trial.candidate not in [w.candidate for w in winners] and trial.family in by_key:
+        for trial, _ in best.values():                  # one per configuration (a promoted copy is the same)
+            if config_key(trial.family, trial.params) not in [config_key(w.family, w.params) for w in winners] \
+                    and trial.family in by_key:
                 winners.append(trial)
         if len(winners) < 2 or _predicted_gain(ctx, best) <= DISPATCH_MIN_GAIN:
             return None
@@ -267,8 +316,8 @@ class Tuner:
         rule = unseen_rule(ctx, shapes)
         extra = _bucket_trials(ctx, rule, winners, by_key) if rule.rule == BUCKET else []
         variants = [by_key[w.family].candidate(w.params, parent, "") for w in winners + extra]
-        index = {w.candidate: i for i, w in enumerate(winners + extra)}
-        buckets = [Bucket(sid, shapes[sid], index[t.candidate]) for sid, (t, _) in best.items()]
+        index = {config_key(w.family, w.params): i for i, w in enumerate(winners + extra)}
+        buckets = [Bucket(sid, shapes[sid], index[config_key(t.family, t.params)]) for sid, (t, _) in best.items()]
         unseen = _unseen(rule, shapes, index, ctx)
         cand = build_dispatcher(variants, buckets, ctx.op["name"], parent, unseen)
         if cand.hash in tried:
@@ -466,10 +515,9 @@ def _unseen(rule: UnseenRule, shapes: dict[str, tuple], index: dict[str, int], c
     routes, notes = [], []
     if rule.rule == BUCKET and rule.buckets:
         for b in rule.buckets.buckets:
-            t = trials.get(b.config)
-            if t is None or t.candidate not in index:
+            if trials.get(b.config) is None or b.config not in index:
                 return Unseen(NEAREST, f"bucket {b.shapes} has no variant to run, so the buckets are not used")
-            v = index[t.candidate]
+            v = index[b.config]
             routes += [Bucket(sid, shapes[sid], v) for sid in b.shapes]
             notes.append(f"bucket {{{', '.join(b.shapes)}}} -> variant {v} (worst member {100 * b.regret:.1f} % "
                          "from its own best)")

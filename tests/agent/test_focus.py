@@ -151,9 +151,48 @@ def test_the_tuner_end_to_end_a_focused_winner_reaches_best_only_through_a_dispa
                       progress=False)
     evaluated = {e["version"]: e for e in _events(out, "evaluate")}
     accepts = {a["version"]: a for a in _events(out, "accept")}
-    assert [evaluated[v].get("focus") for v in ("v001", "v002", "v003", "v004")] == [None, None, [SHAPES[0]], None]
+    # v001 the first screen, judged in full (the incumbent); v002 the second screen, at the visible
+    # shapes only; v003 a tuning point at one shape; v004 the dispatcher
+    assert [evaluated[v].get("focus") for v in ("v001", "v002", "v003", "v004")] == [None, list(SHAPES), [SHAPES[0]],
+                                                                                      None]
+    assert not accepts["v002"]["promote"] and not any(pair[1] == SessionFolder(out.session).candidate("v002")[0].hash
+                                                      for pair in ev.compares)           # a screen is not compared
     assert accepts["v003"]["progress"] is True and not accepts["v003"]["promote"]       # the tuned point
     disp, _ = SessionFolder(out.session).candidate("v004")
     assert disp.origin == "dispatcher" and ev.focus[disp.hash] == ()                     # judged everywhere
     assert (disp.hash and any(pair[1] == disp.hash for pair in ev.compares))             # and compared
     assert accepts["v004"]["promote"] and out.best == "v004"
+
+
+def test_the_tuner_end_to_end_a_screen_that_wins_every_shape_is_promoted_through_a_full_copy(tmp_path):
+    """The real tuner through the real loop: the second family's screen, judged at the visible
+    shapes only, is fastest everywhere; it is not promoted on that word. The tuner proposes the same
+    configuration judged in full (a copy whose source says so), which is compared and promoted."""
+    from pathlib import Path
+
+    from aka.propose.tuner import PROMOTED, Tuner
+    from aka.sessions.run import run_session
+
+    root = tmp_path / "kernels" / "rmsnorm"
+    root.mkdir(parents=True)
+    shipped = Path(__file__).parents[2] / "reference_kernels" / "rmsnorm"
+    for name in ("blocked_columns.py", "multi_row_tile.py"):
+        (root / name).write_text((shipped / name).read_text())
+
+    def script(c):
+        return "accepted", {s: {"rmsnorm/blocked_columns.py": 10.0, "rmsnorm/multi_row_tile.py": 6.0}[c.family]
+                            for s in SHAPES}
+
+    ev = ScriptedEvaluator(script)
+    folder = SessionFolder.create(tmp_path, "s", {"op": {"name": "rmsnorm"}})
+    out = run_session(folder, SPEC, LoopConfig(iterations=3, stall=10), ev, Tuner([tmp_path / "kernels"]),
+                      progress=False)
+    evaluated = {e["version"]: e for e in _events(out, "evaluate")}
+    accepts = {a["version"]: a for a in _events(out, "accept")}
+    assert [evaluated[v].get("focus") for v in ("v001", "v002", "v003")] == [None, list(SHAPES), None]
+    first, screened, promoted = (SessionFolder(out.session).candidate(v)[0] for v in ("v001", "v002", "v003"))
+    assert accepts["v001"]["promote"] and not accepts["v002"]["promote"] and accepts["v002"]["progress"] is True
+    assert screened.family == promoted.family == "rmsnorm/multi_row_tile.py" and screened.params == promoted.params
+    assert promoted.source == screened.source + PROMOTED and promoted.hash != screened.hash
+    assert ev.focus[promoted.hash] == () and any(pair[1] == promoted.hash for pair in ev.compares)
+    assert accepts["v003"]["promote"] and out.best == "v003"

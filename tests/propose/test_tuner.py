@@ -371,3 +371,37 @@ def test_once_screened_upcoming_lists_first_the_space_the_next_turn_asks_of(kern
     assert len({c.hash for c in up}) == len(up)                                # each configuration once
     p = tuner.propose(ctx(trials))
     assert p.focus and p.candidate.hash in {c.hash for c in nxt}            # the point asked is among them
+
+
+def test_a_screen_after_the_first_is_focused_and_a_configuration_winning_everywhere_is_promoted_once(kernels):
+    """Screens after the incumbent's are judged at the incumbent's shapes only; the configuration
+    fastest at every shape in focused trials alone is proposed judged in full, once; its screen
+    and its full copy are one configuration, never two variants of a dispatcher."""
+    from aka.propose.tuner import PROMOTED
+
+    tuner = Tuner([kernels])
+    ids = [s.id for s in SPEC.cpu_shapes]
+    first = tuner.propose(ctx())
+    assert first.focus == ()
+    trials = [trial(first, {s: 10.0 for s in ids})]
+    inc = first.candidate
+    screens = []
+    for _ in range(2):
+        p = tuner.propose(ctx(trials, incumbent=inc))
+        assert p.focus == tuple(ids) and "judged at the visible shapes only" in p.hypothesis
+        screens.append(p)
+        fast = p is screens[0]
+        trials.append(Trial(candidate=p.candidate.hash, version="v", family=p.candidate.family,
+                            params=p.candidate.params, origin="tuner", status="accepted",
+                            times_us={s: 6.0 if fast else 12.0 for s in ids}, focus=list(ids),
+                            input_shapes={s: [[1, 2]] for s in ids}))
+    promo = tuner.propose(ctx(trials, incumbent=inc))
+    winner = screens[0].candidate
+    assert promo.focus == () and promo.candidate.source == winner.source + PROMOTED
+    assert (promo.candidate.family, promo.candidate.params) == (winner.family, winner.params)
+    # judged in full and slightly faster at one shape than its screen: the same configuration
+    trials.append(Trial(candidate=promo.candidate.hash, version="v", family=winner.family, params=winner.params,
+                        origin="tuner", status="accepted", times_us={ids[0]: 5.9, **{s: 6.1 for s in ids[1:]}},
+                        input_shapes={s: [[1, 2]] for s in ids}))
+    nxt = tuner.propose(ctx(trials, incumbent=inc))          # it lost its comparison: tune, not again
+    assert nxt.candidate.origin == "tuner" and PROMOTED not in nxt.candidate.source and len(nxt.focus) == 1

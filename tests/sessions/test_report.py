@@ -37,8 +37,8 @@ def _times(candidate):
 class WithTensors(ScriptedEvaluator):
     """The scripted harness, with each shape's input tensor shapes as the real one records them."""
 
-    def evaluate(self, spec, candidate, path):
-        result = super().evaluate(spec, candidate, path)
+    def evaluate(self, spec, candidate, path, focus=()):
+        result = super().evaluate(spec, candidate, path, focus=focus)
         for s in result.shapes:
             s.input_shapes = [[s.params["n_rows"], s.params["hidden"]]]
         return result
