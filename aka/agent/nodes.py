@@ -271,19 +271,22 @@ def accept(state: AgentState, deps: Deps) -> dict[str, Any]:
         update.update(incumbent=version, promoted=[version], stall=0, dropouts_without_progress=0,
                       avoid_families=[])
     elif not decision.progress:
-        update["stall"] = round(state.get("stall", 0) + stall_weight(deps, incumbent, result), 6)
+        fresh = len(screen.new_bests(state, version, result)) if result and result.accepted and result.focus else 0
+        update["stall"] = round(state.get("stall", 0) + stall_weight(deps, incumbent, result, fresh), 6)
     return update
 
 
-def stall_weight(deps: Deps, incumbent: str | None, result: EvalResult) -> float:
+def stall_weight(deps: Deps, incumbent: str | None, result: EvalResult, fresh: int = 0) -> float:
     """What a candidate without a promotion adds to the stall: one for a full evaluation; for a
-    focused trial (`Proposal.focus`), its share of the shapes the incumbent was judged at. A round
-    of focused trials over every shape, none a new best, weighs what one candidate does: a trial at
-    one shape of six cannot say the search has stalled the way a whole candidate can."""
+    focused trial (`Proposal.focus`), its share of the shapes the incumbent was judged at, less the
+    FRESH shapes where it set a new best. A round of focused trials over every shape, none a new
+    best, weighs what one candidate does: a trial at one shape of six cannot say the search has
+    stalled the way a whole candidate can, and a screen over every shape that wins some of them
+    has found what a dispatcher will use."""
     if not result or not result.focus:
         return 1.0
     judged = len(screen.times(deps.store.get_eval(incumbent))) if incumbent else 0
-    return min(1.0, len(result.focus) / judged) if judged else 1.0
+    return min(1.0, max(0, len(result.focus) - fresh) / judged) if judged else 1.0
 
 
 def _verdict(result: EvalResult, decision: Decision | None) -> str:

@@ -65,22 +65,37 @@ def screen(deps: Deps, incumbent: EvalResult | None, result: EvalResult) -> Deci
                            "(no interleaved comparison needed)", speedup=ratio)
 
 
-def focused(deps: Deps, state: dict[str, Any], version: str, result: EvalResult) -> Decision:
-    """The verdict on an accepted focused trial (`Proposal.focus`): never promoted, since it was not
-    judged at every shape nor held-out ones; progress when it beats the best time any other accepted
-    trial measured at each of its shapes by more than SCREEN_MARGIN (noise between evaluations)."""
-    mine = times(result)
+def best_before(state: dict[str, Any], version: str, shapes) -> dict[str, float]:
+    """Shape id -> the best time any other accepted trial measured there, for SHAPES."""
     best: dict[str, float] = {}
     for t in (Trial.from_dict(d) for d in state.get("trials", [])):
         if t.version == version or t.status != "accepted":
             continue
         for sid, us in t.times_us.items():
-            if sid in mine and us > 0:
+            if sid in shapes and us > 0:
                 best[sid] = min(best.get(sid, math.inf), us)
+    return best
+
+
+def new_bests(state: dict[str, Any], version: str, result: EvalResult) -> list[str]:
+    """The shapes where RESULT beats every other accepted trial's time by more than SCREEN_MARGIN
+    (or is the first time measured there)."""
+    mine = times(result)
+    best = best_before(state, version, mine)
+    return [sid for sid, us in sorted(mine.items()) if best.get(sid) is None or us < (1.0 - SCREEN_MARGIN) * best[sid]]
+
+
+def focused(deps: Deps, state: dict[str, Any], version: str, result: EvalResult) -> Decision:
+    """The verdict on an accepted focused trial (`Proposal.focus`): never promoted, since it was not
+    judged at every shape nor held-out ones; progress when it beats the best time any other accepted
+    trial measured at each of its shapes by more than SCREEN_MARGIN (noise between evaluations)."""
+    mine = times(result)
+    best = best_before(state, version, mine)
+    fresh = set(new_bests(state, version, result))
     parts, records = [], []
     for sid, us in sorted(mine.items()):
         before = best.get(sid)
-        record = before is None or us < (1.0 - SCREEN_MARGIN) * before
+        record = sid in fresh
         records.append(record)
         was = f"{before:.4g} µs before, {before / us:.3f}x" if before else "the first time measured there"
         parts.append(f"{sid} {us:.4g} µs ({'a new best: ' if record else 'no new best: '}{was})")

@@ -2,13 +2,13 @@
 declared parameter spaces, per shape, and emits a per-shape dispatcher of the winners.
 
 Order of work, each step one candidate:
+0. promote: when one configuration judged only in focused trials is fastest at every shape, that
+   kernel judged in full (a copy whose source says so), so it can replace the incumbent at once;
 1. screen: every eligible kernel family at its default parameters (best-ranked by retrieval first).
    Until there is an incumbent a screen is judged in full; after that, at the visible shapes the
    incumbent was judged at, with no held-out shape and no comparison (a focused trial over every
    shape, the first rung of halving): a family is compared only once it has won something;
 2. dispatch: when different (family, parameters) win different shapes, one dispatcher of them;
-   promote: when one configuration judged only in focused trials wins every shape, that kernel
-   judged in full (a copy whose source says so), so it can replace the incumbent;
 3. tune: for the shape next in turn (by weight; two turns in three go to the shapes still behind a
    baseline, when any are), the family that wins it, a parameter point asked
    from Optuna's TPE sampler fitted on that family's measured times at that shape (a Bayesian
@@ -244,7 +244,7 @@ class Tuner:
         families = self.families(ctx)
         tried = {t.candidate for t in ctx.trials}
         parent = ctx.incumbent.hash if ctx.incumbent else None
-        for step in (self._screen, self._dispatch, self._promote, self._tune):
+        for step in (self._promote, self._screen, self._dispatch, self._tune):
             proposal = step(ctx, families, tried, parent)
             if proposal is not None:
                 return proposal

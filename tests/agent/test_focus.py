@@ -89,6 +89,22 @@ def test_stall_counts_focused_trials_without_a_new_best_only(tmp_path):
     assert stalls[1:len(misses)] == [pytest.approx(k / len(SHAPES)) for k in range(1, len(misses))]
 
 
+def test_a_focused_trial_over_several_shapes_adds_only_the_shapes_it_did_not_win_to_the_stall(tmp_path):
+    """A screen judged at every visible shape that sets a new best at one of them has found what a
+    dispatcher will use: it adds (shapes - 1) / shapes to the stall, and one that wins none adds 1."""
+    times = {"a1": {s: 10.0 for s in SHAPES}, "w2": {s: (5.0 if s == SHAPES[0] else 11.0) for s in SHAPES},
+             "l3": {s: 12.0 for s in SHAPES}}
+    order = ("a1", "w2", "l3")
+    proposer = ScriptedProposer([cand(t) for t in order], focus={"w2": tuple(SHAPES), "l3": tuple(SHAPES)})
+    out = run(tmp_path / "s", tmp_path / "log", LoopConfig(iterations=3, stall=10), resumed=False, order=order,
+              proposer=proposer, evaluator=LoggingEvaluator(lambda c: ("accepted", times[c.name]), tmp_path / "l"))
+    stalls = [e["stall"] for e in _events(out, "decide")]
+    share = (len(SHAPES) - 1) / len(SHAPES)
+    assert stalls == [0, pytest.approx(share), pytest.approx(share + 1.0)]
+    accepts = {a["version"]: a for a in _events(out, "accept")}
+    assert not accepts["v002"].get("progress") and "a new best" in accepts["v002"]["reason"]
+
+
 def test_a_batch_passes_each_members_focus_and_the_screen_ignores_focused_members(tmp_path):
     ev = BatchEvaluator(script, tmp_path / "log")
     proposer = BatchingProposer([cand(t) for t in ORDER], focus=FOCUS)

@@ -375,8 +375,9 @@ def test_once_screened_upcoming_lists_first_the_space_the_next_turn_asks_of(kern
 
 def test_a_screen_after_the_first_is_focused_and_a_configuration_winning_everywhere_is_promoted_once(kernels):
     """Screens after the incumbent's are judged at the incumbent's shapes only; the configuration
-    fastest at every shape in focused trials alone is proposed judged in full, once; its screen
-    and its full copy are one configuration, never two variants of a dispatcher."""
+    fastest at every shape in focused trials alone is proposed judged in full at once (before the
+    next screen), and once; its screen and its full copy are one configuration, never two variants
+    of a dispatcher."""
     from aka.propose.tuner import PROMOTED
 
     tuner = Tuner([kernels])
@@ -385,18 +386,20 @@ def test_a_screen_after_the_first_is_focused_and_a_configuration_winning_everywh
     assert first.focus == ()
     trials = [trial(first, {s: 10.0 for s in ids})]
     inc = first.candidate
-    screens = []
-    for _ in range(2):
-        p = tuner.propose(ctx(trials, incumbent=inc))
-        assert p.focus == tuple(ids) and "judged at the visible shapes only" in p.hypothesis
-        screens.append(p)
-        fast = p is screens[0]
-        trials.append(Trial(candidate=p.candidate.hash, version="v", family=p.candidate.family,
-                            params=p.candidate.params, origin="tuner", status="accepted",
-                            times_us={s: 6.0 if fast else 12.0 for s in ids}, focus=list(ids),
-                            input_shapes={s: [[1, 2]] for s in ids}))
+
+    def focused(p, us):
+        return Trial(candidate=p.candidate.hash, version="v", family=p.candidate.family, params=p.candidate.params,
+                     origin="tuner", status="accepted", times_us={s: us for s in ids}, focus=list(ids),
+                     input_shapes={s: [[1, 2]] for s in ids})
+
+    slow = tuner.propose(ctx(trials, incumbent=inc))
+    assert slow.focus == tuple(ids) and "judged at the visible shapes only" in slow.hypothesis
+    trials.append(focused(slow, 12.0))                         # loses everywhere: nothing to promote
+    fast = tuner.propose(ctx(trials, incumbent=inc))
+    assert fast.focus == tuple(ids) and fast.candidate.family not in (first.candidate.family, slow.candidate.family)
+    trials.append(focused(fast, 6.0))                          # wins everywhere
     promo = tuner.propose(ctx(trials, incumbent=inc))
-    winner = screens[0].candidate
+    winner = fast.candidate
     assert promo.focus == () and promo.candidate.source == winner.source + PROMOTED
     assert (promo.candidate.family, promo.candidate.params) == (winner.family, winner.params)
     # judged in full and slightly faster at one shape than its screen: the same configuration
