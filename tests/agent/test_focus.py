@@ -27,6 +27,27 @@ def _events(out, kind):
     return [e.data for e in read_events(out.session / "events.jsonl").events if e.kind == kind]
 
 
+def _tuner_session(tmp_path, script, iterations):
+    """The real tuner over two shipped rmsnorm families through the real loop, judged by SCRIPT:
+    (the evaluator, the run's outcome, its evaluate events and its accept events by version)."""
+    from pathlib import Path
+
+    from aka.propose.tuner import Tuner
+    from aka.sessions.run import run_session
+
+    root = tmp_path / "kernels" / "rmsnorm"
+    root.mkdir(parents=True)
+    shipped = Path(__file__).parents[2] / "reference_kernels" / "rmsnorm"
+    for name in ("blocked_columns.py", "multi_row_tile.py"):
+        (root / name).write_text((shipped / name).read_text())
+    ev = ScriptedEvaluator(script)
+    folder = SessionFolder.create(tmp_path, "s", {"op": {"name": "rmsnorm"}})
+    out = run_session(folder, SPEC, LoopConfig(iterations=iterations, stall=10), ev, Tuner([tmp_path / "kernels"]),
+                      progress=False)
+    return (ev, out, {e["version"]: e for e in _events(out, "evaluate")},
+            {a["version"]: a for a in _events(out, "accept")})
+
+
 def test_a_focused_trial_is_judged_at_its_shape_alone_and_never_promoted(tmp_path):
     ev = LoggingEvaluator(script, tmp_path / "log")
     proposer = ScriptedProposer([cand(t) for t in ORDER], focus=FOCUS)
@@ -141,16 +162,6 @@ def test_a_focused_trial_without_a_time_is_neither_promoted_nor_progress():
 def test_the_tuner_end_to_end_a_focused_winner_reaches_best_only_through_a_dispatcher(tmp_path):
     """The real tuner through the real loop: a tuned point wins its shape in a focused trial, is
     not promoted, and the dispatcher built on it is judged at every shape, compared and promoted."""
-    from pathlib import Path
-
-    from aka.propose.tuner import Tuner
-    from aka.sessions.run import run_session
-
-    root = tmp_path / "kernels" / "rmsnorm"
-    root.mkdir(parents=True)
-    shipped = Path(__file__).parents[2] / "reference_kernels" / "rmsnorm"
-    for name in ("blocked_columns.py", "multi_row_tile.py"):
-        (root / name).write_text((shipped / name).read_text())
     defaults = {}
 
     def script(c):
@@ -161,12 +172,7 @@ def test_the_tuner_end_to_end_a_focused_winner_reaches_best_only_through_a_dispa
         tuned = c.params != defaults[c.family] and c.family == "rmsnorm/blocked_columns.py"
         return "accepted", {s: (9.0 if tuned and s == SHAPES[0] else base + (0.5 if tuned else 0.0)) for s in SHAPES}
 
-    ev = ScriptedEvaluator(script)
-    folder = SessionFolder.create(tmp_path, "s", {"op": {"name": "rmsnorm"}})
-    out = run_session(folder, SPEC, LoopConfig(iterations=4, stall=10), ev, Tuner([tmp_path / "kernels"]),
-                      progress=False)
-    evaluated = {e["version"]: e for e in _events(out, "evaluate")}
-    accepts = {a["version"]: a for a in _events(out, "accept")}
+    ev, out, evaluated, accepts = _tuner_session(tmp_path, script, 4)
     # v001 the first screen, judged in full (the incumbent); v002 the second screen, at the visible
     # shapes only; v003 a tuning point at one shape; v004 the dispatcher
     assert [evaluated[v].get("focus") for v in ("v001", "v002", "v003", "v004")] == [None, list(SHAPES), [SHAPES[0]],
@@ -184,27 +190,13 @@ def test_the_tuner_end_to_end_a_screen_that_wins_every_shape_is_promoted_through
     """The real tuner through the real loop: the second family's screen, judged at the visible
     shapes only, is fastest everywhere; it is not promoted on that word. The tuner proposes the same
     configuration judged in full (a copy whose source says so), which is compared and promoted."""
-    from pathlib import Path
-
-    from aka.propose.tuner import PROMOTED, Tuner
-    from aka.sessions.run import run_session
-
-    root = tmp_path / "kernels" / "rmsnorm"
-    root.mkdir(parents=True)
-    shipped = Path(__file__).parents[2] / "reference_kernels" / "rmsnorm"
-    for name in ("blocked_columns.py", "multi_row_tile.py"):
-        (root / name).write_text((shipped / name).read_text())
+    from aka.propose.tuner import PROMOTED
 
     def script(c):
         return "accepted", {s: {"rmsnorm/blocked_columns.py": 10.0, "rmsnorm/multi_row_tile.py": 6.0}[c.family]
                             for s in SHAPES}
 
-    ev = ScriptedEvaluator(script)
-    folder = SessionFolder.create(tmp_path, "s", {"op": {"name": "rmsnorm"}})
-    out = run_session(folder, SPEC, LoopConfig(iterations=3, stall=10), ev, Tuner([tmp_path / "kernels"]),
-                      progress=False)
-    evaluated = {e["version"]: e for e in _events(out, "evaluate")}
-    accepts = {a["version"]: a for a in _events(out, "accept")}
+    ev, out, evaluated, accepts = _tuner_session(tmp_path, script, 3)
     assert [evaluated[v].get("focus") for v in ("v001", "v002", "v003")] == [None, list(SHAPES), None]
     first, screened, promoted = (SessionFolder(out.session).candidate(v)[0] for v in ("v001", "v002", "v003"))
     assert accepts["v001"]["promote"] and not accepts["v002"]["promote"] and accepts["v002"]["progress"] is True
