@@ -109,7 +109,8 @@ def write_report(folder: SessionFolder, spec: OpSpec) -> dict[str, Any]:
             u = s["unseen_shapes"]
             lines += [f"It is a per-shape dispatcher: a shape it was not tuned for (held-out or yours) runs by the "
                       f"{u['rule']} rule ({u['why']}).", ""]
-    focused = (f"; {s['focused']} of them focused trials, each judged at the one shape it was tuned for and "
+    focused = (f"; {s['focused']} of them focused trials, each judged at its own shapes only (a tuning point at the "
+               "shape it was tuned for, a screen at the visible shapes; no held-out shape) and "
                "never promoted itself" if s["focused"] else "")
     lines += [f"Stopped: {s['stop_reason']}. Candidates evaluated: {s['evaluated']} "
               f"({', '.join(f'{k} {v}' for k, v in sorted(s['statuses'].items())) or 'none'}{focused}).", ""]
