@@ -18,8 +18,9 @@ def _f(x: float | None, fmt: str = "{:.3f}") -> str:
 
 def summary_lines(board: dict[str, Any]) -> list[str]:
     """The suite's scores, one per line."""
-    out = [f"suite {board['suite']} ({board['suite_kind']}), mode {board['mode']}: {board['operators']} operators, "
-           f"{board['done']} done, {board['errored']} errored, {board['pending']} pending",
+    subset = f" (of the suite's {board['subset_of']}, chosen with --ops)" if board.get("subset_of") else ""
+    out = [f"suite {board['suite']} ({board['suite_kind']}), mode {board['mode']}: {board['operators']} operators"
+           f"{subset}, {board['done']} done, {board['errored']} errored, {board['pending']} pending",
            f"real kernels: {len(board['real_kernels'])}/{board['operators']} "
            f"({_f(board['real_kernel_share'], '{:.0%}')})",
            f"weights: {board['weights']['source']} (normalized to 1)",

@@ -43,6 +43,8 @@ class BatchRequest:
     eval_timeout_s: float | None = None
     seed: int = 0
     progress: bool = True
+    ops: list[str] | None = None
+    """Only these operators of the suite (a new run; a resumed run keeps the ones it started with)."""
 
 
 @dataclass
@@ -63,6 +65,8 @@ def open_run(req: BatchRequest) -> tuple[RunFolder, Suite, BatchRequest, bool]:
         folder = RunFolder(resolve_run(req.resume, req.sessions_dir))
         meta = folder.meta()
         recorded = meta.get("request", {})
+        if req.ops is not None:
+            raise InputError("--ops starts a new run; --resume continues RUN with the operators it started with")
         merged = BatchRequest(**{**asdict(req), **{k: recorded.get(k) for k in RECORDED if k in recorded}})
         return folder, Suite.from_dict(meta["suite"]), merged, True
     if not req.suite:
@@ -74,6 +78,8 @@ def open_run(req: BatchRequest) -> tuple[RunFolder, Suite, BatchRequest, bool]:
     if req.candidates and not Path(req.candidates).is_dir():
         raise InputError(f"--candidates {req.candidates}: no such folder")
     suite = discover(req.suite)
+    if req.ops is not None:
+        suite = suite.only(req.ops)
     if req.mode == "optimize":
         req.iterations = req.iterations or suite.budget.get("iterations")
         req.time_limit_min = req.time_limit_min or suite.budget.get("time_limit_min")

@@ -117,6 +117,7 @@ def scoreboard(suite: Suite, mode: str, records: dict[str, dict[str, Any]],
     notes = list(winfo["notes"])
     board: dict[str, Any] = {
         "format": FORMAT, "suite": suite.name, "suite_kind": suite.kind, "mode": mode, "operators": n,
+        **({"subset_of": suite.subset_of} if suite.subset_of else {}),
         "done": sum(r["state"] == "done" for r in rows), "errored": sum(r["state"] == "errored" for r in rows),
         "pending": sum(r["state"] == "pending" for r in rows), "gpu": gpu, "weights": winfo,
         "real_kernel_share": sum(r["real_kernel"] for r in rows) / n if n else None,

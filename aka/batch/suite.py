@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -57,9 +57,24 @@ class Suite:
     'equal' (none given)."""
     budget: dict[str, Any] = field(default_factory=dict)
     """Default optimize budget: iterations, time_limit_min."""
+    subset_of: int | None = None
+    """When only some operators were asked for (`aka batch --ops`): how many the suite holds."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def only(self, names: list[str]) -> "Suite":
+        """The suite narrowed to NAMES (in the suite's order); an unknown name is an InputError that
+        lists the suite's operators."""
+        known = [o.name for o in self.operators]
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise InputError(f"--ops: {', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not an operator of "
+                             f"suite {self.name} ({self.root}); its operators: {', '.join(known)}")
+        if not names:
+            raise InputError("--ops: name at least one operator")
+        return replace(self, operators=tuple(o for o in self.operators if o.name in set(names)),
+                       subset_of=len(self.operators))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Suite":

@@ -39,9 +39,11 @@ def batch_command(
     eval_timeout: Optional[float] = typer.Option(None, "--eval-timeout", min=10.0,
                                                  help="Seconds one evaluation may take."),
     seed: int = typer.Option(0, "--seed", help="Seed of inputs and search."),
+    ops: Optional[str] = typer.Option(None, "--ops", help="Only these operators of the suite, e.g. "
+                                                          "rmsnorm,softmax (a new run; the scores cover them alone)."),
     json_out: bool = typer.Option(False, "--json", help="Print the scoreboard as one JSON document."),
 ) -> None:
-    """Run a whole suite: exit 0 when every operator finished, 1 when some errored."""
+    """Run a whole suite (or --ops of it): exit 0 when every operator finished, 1 when some errored."""
     from aka.batch.run import BatchRequest, run_batch
 
     with handled(json_out):
@@ -54,7 +56,8 @@ def batch_command(
         req = BatchRequest(suite=str(suite) if suite else None, mode=mode, candidates=str(candidates) if candidates else None,
                            iterations=iterations, time_limit_min=time_limit, gpus=_gpus(gpus), cpu_workers=cpu_workers,
                            device=device, ray_address=ray_address, resume=resume, sessions_dir=sessions_dir, kb=kb,
-                           model=model, eval_timeout_s=eval_timeout, seed=seed, progress=not json_out)
+                           model=model, eval_timeout_s=eval_timeout, seed=seed, progress=not json_out,
+                           ops=None if ops is None else [x.strip() for x in ops.split(",") if x.strip()])
         out = run_batch(req)
     if json_out:
         print_json({**out.scoreboard, "ok": out.ok, "run": str(out.run)})

@@ -34,6 +34,21 @@ def test_eval_batch_over_atrex_fixtures(tmp_path):
     assert json.loads((run / "scoreboard.json").read_text())["done"] == 2
 
 
+def test_ops_narrows_a_run_to_some_operators_and_an_unknown_one_is_refused(tmp_path):
+    rc, board = aka_json("batch", ATREX, "--mode", "eval", "--candidates", FIXTURES / "atrex_candidates",
+                         "--device", "cpu", "--ops", "silu_mul", cwd=tmp_path, check=0)
+    assert board["ok"] and board["operators"] == 1 and board["subset_of"] == 2 and board["done"] == 1
+    assert [(r["op"], r["weight"]) for r in board["rows"]] == [("silu_mul", 1.0)]
+    rc, out, _ = aka("report", board["run"], cwd=tmp_path, check=0)
+    assert "1 operators (of the suite's 2, chosen with --ops)" in (Path(board["run"]) / "report.md").read_text()
+    rc, out, err = aka("batch", ATREX, "--mode", "eval", "--candidates", FIXTURES / "atrex_candidates",
+                       "--device", "cpu", "--ops", "silu_mul,rope", cwd=tmp_path, check=None)
+    assert rc == 2 and "--ops: rope is not an operator of suite" in out + err and "add_rms_norm" in out + err
+    assert len(list((tmp_path / "sessions").iterdir())) == 1                 # nothing started for the refused run
+    rc, out, err = aka("batch", "--resume", board["run"], "--ops", "silu_mul", cwd=tmp_path, check=None)
+    assert rc == 2 and "--ops starts a new run" in out + err
+
+
 def test_eval_batch_over_kernelbench_fixtures_goes_on_past_a_broken_problem(tmp_path):
     rc, board = aka_json("batch", KERNELBENCH, "--mode", "eval", "--candidates", KERNELBENCH / "candidates",
                          "--device", "cpu", cwd=tmp_path)
