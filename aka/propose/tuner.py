@@ -466,10 +466,15 @@ def _defaults(families: list[Family], key: str) -> dict[str, Any]:
 
 
 def best_per_shape(ctx: ProposalContext) -> dict[str, tuple[Trial, float]]:
-    """Visible shape id -> (fastest accepted single-kernel trial, its time)."""
+    """Visible shape id -> (fastest accepted single-kernel trial, its time). A configuration judged
+    in full (a promoted copy) is counted by that evaluation alone: its focused readings, whose
+    noise the promotion's comparison may have shown, no longer set a shape's best."""
+    full = {config_key(t.family, t.params) for t in ctx.trials if t.status == "accepted" and not t.focus}
     best: dict[str, tuple[Trial, float]] = {}
     for t in ctx.trials:
         if t.status != "accepted" or t.origin == "dispatcher":
+            continue
+        if t.focus and config_key(t.family, t.params) in full:
             continue
         for sid, us in t.times_us.items():
             if sid not in best or us < best[sid][1]:

@@ -1,10 +1,11 @@
 """The tuner on synthetic trial histories (no harness): screening, dispatch, tuning, exhaustion."""
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from aka.propose.tuner import Tuner, arch_ok, eligible
+from aka.propose.tuner import Tuner, arch_ok, best_per_shape, eligible
 from aka.spec.kernel import read_kernel_meta
 from aka.spec.load import load_op
 from aka.spec.memory import ProposalContext, Trial
@@ -408,3 +409,6 @@ def test_a_screen_after_the_first_is_focused_and_a_configuration_winning_everywh
                         input_shapes={s: [[1, 2]] for s in ids}))
     nxt = tuner.propose(ctx(trials, incumbent=inc))          # it lost its comparison: tune, not again
     assert nxt.candidate.origin == "tuner" and PROMOTED not in nxt.candidate.source and len(nxt.focus) == 1
+    # judged in full, the configuration is counted by that evaluation, not by its faster screen
+    trials[-1] = replace(trials[-1], times_us={s: 9.0 for s in ids})
+    assert {sid: us for sid, (_, us) in best_per_shape(ctx(trials, incumbent=inc)).items()} == {s: 9.0 for s in ids}
