@@ -69,9 +69,10 @@ def time_breakdown(session: Path) -> dict:
     evals = _records(session, "eval.json")
     compared = [d for d in _records(session, "decision.json") if d.get("phases_s")]
     compiled = [int(m.group(1)) for d in evals for n in d.get("notes") or [] if (m := COMPILED.search(str(n)))]
-    walls: dict[str, list[float]] = {"full": [], "focused": []}
-    for d in evals:
-        walls["focused" if d.get("focus") else "full"].append(float(d.get("wall_s") or 0.0))
+    walls: dict[str, list[float]] = {"full": [], "focused": [], "focused-screen": []}
+    for d in evals:                              # a screen is focused at several shapes, a tuning point at one
+        kind = "full" if not d.get("focus") else "focused" if len(d["focus"]) == 1 else "focused-screen"
+        walls[kind].append(float(d.get("wall_s") or 0.0))
     return {"steps_s": run.get("steps_s", {}), "step_counts": run.get("step_counts", {}),
             "steady": run.get("steady", {}), "run_wall_s": run.get("wall_s"),
             "eval_wall_s": {k: {"n": len(v), "mean": round(sum(v) / len(v), 2)} for k, v in walls.items() if v},
@@ -143,9 +144,10 @@ def render(docs: list[dict]) -> str:
     later = f"{steady_c:.0f} in {steady_s:.0f} ({60 * steady_c / steady_s:.1f})" if steady_s else "—"
     lines.append(f"| all | | {total_c:.0f} | {total_s:.0f} | {60 * total_c / max(total_s, 1e-9):.1f} | {later} | |")
     walls = [(d["op"], k, v) for d in docs for k, v in ((d.get("time_breakdown") or {}).get("eval_wall_s") or {}).items()]
-    if any(k == "focused" for _, k, _ in walls):
-        lines += ["", "Mean evaluation wall time (judge's eval.json) by kind: a focused trial is judged at its one "
-                      "shape, no held-out shape, no comparison:", ""]
+    if any(k.startswith("focused") for _, k, _ in walls):
+        lines += ["", "Mean evaluation wall time (judge's eval.json) by kind: a focused trial is judged at its own "
+                      "shapes (`focused`: a tuning point at one; `focused-screen`: a family's screen at the visible "
+                      "ones), no held-out shape, no comparison:", ""]
         lines += [f"- {op}: {k} {v['mean']:.2f} s ({v['n']})" for op, k, v in walls]
     lines += ["", *breakdown_table(docs)]
     if any(d.get("mode") == "cpu-interpreter" for d in docs):

@@ -96,14 +96,17 @@ def test_the_propose_steps_time_is_split_into_compile_ahead_and_proposer(tmp_pat
 def test_focused_trials_are_counted_and_timed_apart_from_full_evaluations(tmp_path):
     import json
 
-    for v, focus, wall in (("v001", [], 4.0), ("v002", ["decode"], 1.0), ("v003", ["prefill"], 2.0)):
+    for v, focus, wall in (("v001", [], 4.0), ("v002", ["decode"], 1.0), ("v003", ["prefill"], 2.0),
+                           ("v004", ["decode", "prefill"], 3.0)):
         (tmp_path / "candidates" / v).mkdir(parents=True)
         (tmp_path / "candidates" / v / "eval.json").write_text(json.dumps({"focus": focus, "wall_s": wall}))
     (tmp_path / "events.jsonl").write_text("")
     bench = _bench()
     tb = bench.time_breakdown(tmp_path)
-    assert tb["eval_wall_s"] == {"full": {"n": 1, "mean": 4.0}, "focused": {"n": 2, "mean": 1.5}}
-    doc = {"op": "rmsnorm", "evaluated": 3, "focused": 2, "wall_s": 60.0, "time_breakdown": tb, "shapes": []}
+    assert tb["eval_wall_s"] == {"full": {"n": 1, "mean": 4.0}, "focused": {"n": 2, "mean": 1.5},
+                                 "focused-screen": {"n": 1, "mean": 3.0}}
+    doc = {"op": "rmsnorm", "evaluated": 4, "focused": 3, "wall_s": 60.0, "time_breakdown": tb, "shapes": []}
     text = bench.render([doc])
-    assert "| rmsnorm |  | 3 (2 focused) | 60 | 3.0 |" in text
+    assert "| rmsnorm |  | 4 (3 focused) | 60 | 4.0 |" in text
     assert "- rmsnorm: full 4.00 s (1)" in text and "- rmsnorm: focused 1.50 s (2)" in text
+    assert "- rmsnorm: focused-screen 3.00 s (1)" in text
