@@ -81,7 +81,10 @@ def new_bests(state: dict[str, Any], version: str, result: EvalResult) -> list[s
     """The shapes where RESULT beats every other accepted trial's time by more than SCREEN_MARGIN
     (or is the first time measured there)."""
     mine = times(result)
-    best = best_before(state, version, mine)
+    return _fresh(mine, best_before(state, version, mine))
+
+
+def _fresh(mine: dict[str, float], best: dict[str, float]) -> list[str]:
     return [sid for sid, us in sorted(mine.items()) if best.get(sid) is None or us < (1.0 - SCREEN_MARGIN) * best[sid]]
 
 
@@ -91,7 +94,7 @@ def focused(deps: Deps, state: dict[str, Any], version: str, result: EvalResult)
     trial measured at each of its shapes by more than SCREEN_MARGIN (noise between evaluations)."""
     mine = times(result)
     best = best_before(state, version, mine)
-    fresh = set(new_bests(state, version, result))
+    fresh = set(_fresh(mine, best))
     parts, records = [], []
     for sid, us in sorted(mine.items()):
         before = best.get(sid)

@@ -269,10 +269,8 @@ class Tuner:
     def _screen_focus(self, ctx: ProposalContext) -> tuple[str, ...]:
         """The shapes a screen is judged at: none (a full evaluation) until there is an incumbent;
         then the visible shapes the incumbent was judged at, in the operator's order."""
-        if not self.focuses or ctx.incumbent is None:
-            return ()
-        inc = next((t for t in ctx.trials if t.candidate == ctx.incumbent.hash and t.times_us), None)
-        if inc is None:
+        inc = incumbent_trial(ctx)
+        if not self.focuses or inc is None or not inc.times_us:
             return ()
         return tuple(s["id"] for s in run_shapes(ctx) if s["id"] in inc.times_us)
 
@@ -281,12 +279,12 @@ class Tuner:
         screen, or the tuning points of a one-shape run), and predicted faster than the incumbent:
         the same kernel judged in full and compared (a dispatcher needs two winners)."""
         best = best_per_shape(ctx)
-        configs = {config_key(t.family, t.params): t for t, _ in best.values()}
+        configs = winners_by_config(best)
         if len(configs) != 1:
             return None
         (config, winner), = configs.items()
         fam = next((f for f in families if f.key == winner.family), None)
-        inc = next((t for t in ctx.trials if ctx.incumbent and t.candidate == ctx.incumbent.hash), None)
+        inc = incumbent_trial(ctx)
         full = [t for t in ctx.trials if config_key(t.family, t.params) == config and not t.focus]
         if fam is None or full or (inc is not None and config_key(inc.family, inc.params) == config):
             return None
@@ -305,11 +303,7 @@ class Tuner:
     def _dispatch(self, ctx, families, tried, parent) -> Proposal | None:
         best = best_per_shape(ctx)
         by_key = {f.key: f for f in families}
-        winners: list[Trial] = []
-        for trial, _ in best.values():                  # one per configuration (a promoted copy is the same)
-            if config_key(trial.family, trial.params) not in [config_key(w.family, w.params) for w in winners] \
-                    and trial.family in by_key:
-                winners.append(trial)
+        winners = [t for t in winners_by_config(best).values() if t.family in by_key]
         if len(winners) < 2 or _predicted_gain(ctx, best) <= DISPATCH_MIN_GAIN:
             return None
         shapes = {sid: tuple(tuple(s) for s in t.input_shapes.get(sid, [])) for sid, (t, _) in best.items()}
@@ -482,6 +476,22 @@ def best_per_shape(ctx: ProposalContext) -> dict[str, tuple[Trial, float]]:
     return best
 
 
+def winners_by_config(best: dict[str, tuple[Trial, float]]) -> dict[str, Trial]:
+    """Configuration key -> the first trial of it that is fastest at some shape in BEST: a promoted
+    copy and the screen of the same configuration are one winner."""
+    out: dict[str, Trial] = {}
+    for trial, _ in best.values():
+        out.setdefault(config_key(trial.family, trial.params), trial)
+    return out
+
+
+def incumbent_trial(ctx: ProposalContext) -> Trial | None:
+    """The trial of the context's incumbent (None when there is none)."""
+    if ctx.incumbent is None:
+        return None
+    return next((t for t in ctx.trials if t.candidate == ctx.incumbent.hash), None)
+
+
 def _single_trials(ctx: ProposalContext) -> dict[str, Trial]:
     """Configuration key -> its accepted single-kernel trial (the fastest when measured twice)."""
     out: dict[str, Trial] = {}
@@ -534,7 +544,7 @@ def _predicted_gain(ctx: ProposalContext, best: dict[str, tuple[Trial, float]]) 
     """Weighted geomean gain of the per-shape winners over the incumbent's measured times."""
     import math
 
-    inc = next((t for t in ctx.trials if ctx.incumbent and t.candidate == ctx.incumbent.hash), None)
+    inc = incumbent_trial(ctx)
     if inc is None:
         return float("inf")
     weights = {s["id"]: float(s.get("weight", 1.0)) for s in ctx.op["shapes"]}
