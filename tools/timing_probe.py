@@ -25,7 +25,7 @@ from pathlib import Path
 import torch
 
 from aka.evaluate.correctness import build_pair
-from aka.evaluate.loading import Operator, load_module
+from aka.evaluate.loading import Operator, compiled_reference, load_module
 from aka.evaluate.timing import GpuTimer, stats
 from aka.evaluate.worker import calls_of, exact_fp32
 from aka.spec.load import load_op
@@ -69,7 +69,7 @@ def probe(spec_path: str, shape: str, kernels: list[str], rounds: int, reps: int
         pair = build_pair(op, load_module(path, Path(path).stem).ModelNew, params, seed=0)
         sides.setdefault("eager", pair.ref)
         sides[Path(path).stem] = pair.cand
-    sides["compile"] = torch.compile(sides["eager"])
+    sides["compile"] = compiled_reference(sides["eager"])
     sets = [op.make_inputs(params, seed=500 + k) for k in range(3)]
     timer = GpuTimer(reps=reps)
     names = list(sides)

@@ -34,7 +34,7 @@ from aka.evaluate.channel import ChannelError
 from aka.evaluate.correctness import MISMATCH_RULES, bytes_of
 from aka.evaluate.footprint import Footprint, estimate
 from aka.evaluate.gpu_lock import GpuLock
-from aka.evaluate.loading import Inputs, Operator, synchronize
+from aka.evaluate.loading import Inputs, Operator, compiled_reference, synchronize
 from aka.evaluate.remote import CandidateFailed, OperatorFailed, Remote, spawn
 from aka.spec import jobs
 from aka.spec.op import Tolerance
@@ -663,7 +663,7 @@ def time_baselines(op: Operator, params: dict, seed: int, bytes_io: int, names: 
             model = _guard(op, "init", lambda: op.build_production(params, seed, ref), role)
             check_production(op, ref, model, sets[0], tol, shape_id)
         else:
-            model = ref if name == "eager" else torch.compile(ref)
+            model = ref if name == "eager" else compiled_reference(ref)
         row[name] = _guard(op, "forward", lambda: bench(calls_of(model, sets), method=method), role).__dict__
         del model
     del sets

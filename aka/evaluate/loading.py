@@ -296,6 +296,18 @@ class Operator:
         return t.to(self.dtype) if t.dtype == self.declared and self.declared != self.dtype else t
 
 
+def compiled_reference(model: torch.nn.Module, **options: Any) -> torch.nn.Module:
+    """torch.compile of the reference for the one shape it is about to run at, specialized to it as
+    a user compiling for that shape would get. Every shape's module has the same class, and so the
+    same `forward` code object, whose compiled entries Dynamo keeps across instances. Plain
+    torch.compile gives the second shape a process compiles a graph with symbolic sizes (automatic
+    dynamic shapes); `dynamic=False` without the reset gives a shape past Dynamo's recompile limit
+    eager code. Either way the baseline would depend on the shapes the process timed before. OPTIONS go to torch.compile (tests pass
+    a backend)."""
+    torch._dynamo.reset()
+    return torch.compile(model, dynamic=False, **options)
+
+
 def _accepted(fn: Callable, kwargs: dict[str, Any]) -> dict[str, Any]:
     """The KWARGS FN's signature accepts by name (all of them for a **kwargs signature)."""
     try:

@@ -17,7 +17,7 @@ import argparse
 import torch
 
 from aka.evaluate.correctness import build_pair
-from aka.evaluate.loading import Operator, load_module
+from aka.evaluate.loading import Operator, compiled_reference, load_module
 from aka.evaluate.worker import exact_fp32
 from aka.spec.load import load_op
 
@@ -40,7 +40,7 @@ def main() -> None:
     for sid in ids:
         params = spec.shape(sid).params
         pair = build_pair(op, cand_cls, params, seed=0)
-        model = torch.compile(pair.ref) if args.compile else pair.ref if args.reference else pair.cand
+        model = compiled_reference(pair.ref) if args.compile else pair.ref if args.reference else pair.cand
         inputs = op.make_inputs(params, seed=1)
         with torch.no_grad():
             for _ in range(args.warmup):

@@ -16,12 +16,14 @@ from aka.hardware.devices import lookup
 from aka.spec.result import Comparison, Timing
 
 GRAPH_BELOW_US = 20.0
-TIMING_RULE = "covering-flush-shared-floor-2026-12-05"
+TIMING_RULE = "covering-flush-shared-floor-static-compile-2026-12-05"
 """Names the rule GpuTimer times by; results timed under another rule must not be mixed with these
 (tools/suite_bench.py refuses to). Change it whenever a change to the timer moves its figures.
 2026-12-04: the covering L2 flush before event-timed calls. 2026-12-05: graph-timed calls add one
 launch floor shared by every process timing on the GPU (`shared_floor_us`), where each process
-had read its own, 0.70 to 2.05 µs apart within one evaluation."""
+had read its own, 0.70 to 2.05 µs apart within one evaluation. Later that day: the torch.compile
+baseline is compiled for each shape alone (`loading.compiled_reference`); before, every shape after
+a process's first got Dynamo's graph with symbolic sizes."""
 L2_FLUSH_BYTES = 256 * 1024 * 1024
 """Read (not written) before every timed call: evicts the L2 and leaves it clean, so the timed
 kernel neither hits on stale lines nor pays for writing back the flush's own dirty lines."""
