@@ -195,6 +195,8 @@ def record_proposal(proposal: Proposal | None, deps: Deps, **extra: Any) -> dict
         pending["failure"] = proposal.failure
     if proposal.focus:
         pending["focus"] = list(proposal.focus)
+    if proposal.meta.get("routes"):
+        pending["routes"] = dict(proposal.meta["routes"])
     return {"pending": pending, "events": ["propose"]}
 
 
@@ -221,7 +223,7 @@ def evaluate(state: AgentState, deps: Deps) -> dict[str, Any]:
     trial = Trial(candidate=cand.hash, version=version, family=cand.family or cand.name, params=cand.params,
                   origin=cand.origin, status=result.status.value, times_us=screen.times(result),
                   input_shapes={s.id: s.input_shapes for s in result.shapes if not s.held_out},
-                  timing=result.mode, focus=list(result.focus))
+                  timing=result.mode, focus=list(result.focus), routes=dict(pending.get("routes") or {}))
     repeat = any(t["version"] == version for t in state.get("trials", []))   # proposed again, not a crash
     return {**update, "trials": [trial.to_dict()], "iteration": state.get("iteration", 0) + 1,
             "last": {"version": version, "status": result.status.value, "repeat": repeat}, "events": ["evaluate"]}

@@ -319,7 +319,8 @@ class Tuner:
         return Proposal(cand, change=f"dispatcher over {len(variants)} variants: {cand.rationale}",
                         hypothesis="each shape runs the kernel and configuration measured fastest for it; "
                                    f"an unseen shape by the {unseen.rule} rule ({unseen.why})",
-                        meta={"unseen_shapes": {**rule.to_dict(), "rule": unseen.rule, "why": unseen.why}})
+                        meta={"unseen_shapes": {**rule.to_dict(), "rule": unseen.rule, "why": unseen.why},
+                              "routes": {sid: config_key(t.family, t.params) for sid, (t, _) in best.items()}})
 
     def _turn_order(self, ctx: ProposalContext, families: list[Family], best: dict) -> list[dict[str, Any]]:
         """The shapes in the order this tuning turn tries them: a rotation by weight over the judged
@@ -462,18 +463,35 @@ def _defaults(families: list[Family], key: str) -> dict[str, Any]:
 def best_per_shape(ctx: ProposalContext) -> dict[str, tuple[Trial, float]]:
     """Visible shape id -> (fastest accepted single-kernel trial, its time). A configuration judged
     in full (a promoted copy) is counted by that evaluation alone: its focused readings, whose
-    noise the promotion's comparison may have shown, no longer set a shape's best."""
-    full = {config_key(t.family, t.params) for t in ctx.trials if t.status == "accepted" and not t.focus}
+    noise the promotion's comparison may have shown, no longer set a shape's best. A focused
+    reading at a shape where a dispatcher judged in full has since run that configuration gives way
+    to the dispatcher's reading there, so one lucky focused reading does not stay the bar every
+    later point at that shape must clear."""
+    full = {config_key(t.family, t.params) for t in ctx.trials
+            if t.status == "accepted" and not t.focus and t.origin != "dispatcher"}
+    routed = routed_readings(ctx)
     best: dict[str, tuple[Trial, float]] = {}
     for t in ctx.trials:
         if t.status != "accepted" or t.origin == "dispatcher":
             continue
-        if t.focus and config_key(t.family, t.params) in full:
+        key = config_key(t.family, t.params)
+        if t.focus and key in full:
             continue
         for sid, us in t.times_us.items():
+            us = routed.get((key, sid), us) if t.focus else us
             if sid not in best or us < best[sid][1]:
                 best[sid] = (t, us)
     return best
+
+
+def routed_readings(ctx: ProposalContext) -> dict[tuple[str, str], float]:
+    """(configuration key, shape id) -> the latest reading there of an accepted dispatcher judged in
+    full, for the configuration it routed that shape to."""
+    out: dict[tuple[str, str], float] = {}
+    for t in ctx.trials:
+        if t.status == "accepted" and t.origin == "dispatcher" and not t.focus:
+            out.update({(key, sid): t.times_us[sid] for sid, key in t.routes.items() if sid in t.times_us})
+    return out
 
 
 def winners_by_config(best: dict[str, tuple[Trial, float]]) -> dict[str, Trial]:

@@ -75,6 +75,9 @@ class Trial:
     """'gpu' or 'cpu-interpreter' (interpreter times only rank, never report)."""
     focus: list[str] = field(default_factory=list)
     """A focused trial's shape ids (`Proposal.focus`): `times_us` holds only those; empty: every shape."""
+    routes: dict[str, str] = field(default_factory=dict)
+    """A dispatcher's visible shape id -> the configuration key (`aka.propose.buckets.key`) of the
+    variant it runs there; empty for any other candidate."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -5,6 +5,7 @@ import pytest
 
 from aka.agent.state import LoopConfig
 from aka.evaluate.harness import ReplayEvaluator, ScriptedEvaluator
+from aka.propose.buckets import key as config_key
 from aka.propose.scripted import ScriptedProposer
 from aka.sessions.folder import SessionFolder
 from aka.sessions.journal import read_events
@@ -136,6 +137,21 @@ def test_a_batch_passes_each_members_focus_and_the_screen_ignores_focused_member
     accepts = {a["version"]: a for a in _events(out, "accept")}
     # d4's 5 µs at one shape does not screen e5 out of its comparison: e5 is compared and promoted
     assert accepts["v004"]["promote"] and out.best == "v004"
+
+
+def test_the_loops_trial_of_a_dispatcher_keeps_its_routes(tmp_path, monkeypatch):
+    """What the tuner sees of a dispatcher judged in full: which configuration served each shape."""
+    from aka.propose.tuner import Tuner
+
+    seen = []
+    real = Tuner.propose
+    monkeypatch.setattr(Tuner, "propose", lambda self, ctx: seen.append(list(ctx.trials)) or real(self, ctx))
+
+    _, out, _, _ = _tuner_session(tmp_path, _tuned_point_wins_the_first_shape(), 5)
+    disp = [t for t in seen[-1] if t.origin == "dispatcher"]                     # v004, seen by the 5th proposal
+    tuned = SessionFolder(out.session).candidate("v003")[0]
+    assert len(disp) == 1 and set(disp[0].routes) == set(SHAPES)
+    assert disp[0].routes[SHAPES[0]] == config_key(tuned.family, tuned.params)
     assert accepts["v003"]["progress"] is True and not accepts["v003"]["promote"]
 
 
@@ -159,9 +175,9 @@ def test_a_focused_trial_without_a_time_is_neither_promoted_nor_progress():
     assert not d.promote and not d.progress and f"{SHAPES[0]} (no time measured)" in d.reason
 
 
-def test_the_tuner_end_to_end_a_focused_winner_reaches_best_only_through_a_dispatcher(tmp_path):
-    """The real tuner through the real loop: a tuned point wins its shape in a focused trial, is
-    not promoted, and the dispatcher built on it is judged at every shape, compared and promoted."""
+def _tuned_point_wins_the_first_shape():
+    """A script: blocked_columns beats multi_row_tile everywhere at its defaults; any other point of
+    it is fastest at the first shape and slower elsewhere; a dispatcher is fastest at the first."""
     defaults = {}
 
     def script(c):
@@ -171,8 +187,13 @@ def test_the_tuner_end_to_end_a_focused_winner_reaches_best_only_through_a_dispa
         defaults.setdefault(c.family, c.params)
         tuned = c.params != defaults[c.family] and c.family == "rmsnorm/blocked_columns.py"
         return "accepted", {s: (9.0 if tuned and s == SHAPES[0] else base + (0.5 if tuned else 0.0)) for s in SHAPES}
+    return script
 
-    ev, out, evaluated, accepts = _tuner_session(tmp_path, script, 4)
+
+def test_the_tuner_end_to_end_a_focused_winner_reaches_best_only_through_a_dispatcher(tmp_path):
+    """The real tuner through the real loop: a tuned point wins its shape in a focused trial, is
+    not promoted, and the dispatcher built on it is judged at every shape, compared and promoted."""
+    ev, out, evaluated, accepts = _tuner_session(tmp_path, _tuned_point_wins_the_first_shape(), 4)
     # v001 the first screen, judged in full (the incumbent); v002 the second screen, at the visible
     # shapes only; v003 a tuning point at one shape; v004 the dispatcher
     assert [evaluated[v].get("focus") for v in ("v001", "v002", "v003", "v004")] == [None, list(SHAPES), [SHAPES[0]],
@@ -184,6 +205,27 @@ def test_the_tuner_end_to_end_a_focused_winner_reaches_best_only_through_a_dispa
     assert disp.origin == "dispatcher" and ev.focus[disp.hash] == ()                     # judged everywhere
     assert (disp.hash and any(pair[1] == disp.hash for pair in ev.compares))             # and compared
     assert accepts["v004"]["promote"] and out.best == "v004"
+    routes = next(e["routes"] for e in _events(out, "propose") if e.get("origin") == "dispatcher")
+    tuned = SessionFolder(out.session).candidate("v003")[0]
+    assert routes[SHAPES[0]] == config_key(tuned.family, tuned.params)          # the journal says what ran where
+    routes = next(e["routes"] for e in _events(out, "propose") if e.get("origin") == "dispatcher")
+    tuned = SessionFolder(out.session).candidate("v003")[0]
+    assert routes[SHAPES[0]] == config_key(tuned.family, tuned.params)          # the journal says what ran where
+
+
+def test_the_loops_trial_of_a_dispatcher_keeps_its_routes(tmp_path, monkeypatch):
+    """What the tuner sees of a dispatcher judged in full: which configuration served each shape."""
+    from aka.propose.tuner import Tuner
+
+    seen = []
+    real = Tuner.propose
+    monkeypatch.setattr(Tuner, "propose", lambda self, ctx: seen.append(list(ctx.trials)) or real(self, ctx))
+
+    _, out, _, _ = _tuner_session(tmp_path, _tuned_point_wins_the_first_shape(), 5)
+    disp = [t for t in seen[-1] if t.origin == "dispatcher"]                     # v004, seen by the 5th proposal
+    tuned = SessionFolder(out.session).candidate("v003")[0]
+    assert len(disp) == 1 and set(disp[0].routes) == set(SHAPES)
+    assert disp[0].routes[SHAPES[0]] == config_key(tuned.family, tuned.params)
 
 
 def test_the_tuner_end_to_end_a_screen_that_wins_every_shape_is_promoted_through_a_full_copy(tmp_path):

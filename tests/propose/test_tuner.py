@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from aka.propose.buckets import key as config_key
 from aka.propose.tuner import Tuner, arch_ok, best_per_shape, eligible
 from aka.spec.kernel import read_kernel_meta
 from aka.spec.load import load_op
@@ -64,6 +65,8 @@ def test_proposes_a_dispatcher_when_shapes_disagree_then_tunes_untried_points(ke
     p = tuner.propose(ctx(trials, incumbent=incumbent))
     assert p.candidate.origin == "dispatcher"
     assert "blocked_columns" in p.candidate.source and "multi_row_tile" in p.candidate.source
+    winner = {t.family: config_key(t.family, t.params) for t in trials}
+    assert p.meta["routes"] == {s: winner[fam] for fam, ids in fast.items() for s in ids}   # journaled, kept by the trial
     trials.append(trial(p, {s: 5.0 for s in SHAPES}))
     tried = {t.candidate for t in trials}
     for _ in range(4):
@@ -412,3 +415,30 @@ def test_a_screen_after_the_first_is_focused_and_a_configuration_winning_everywh
     # judged in full, the configuration is counted by that evaluation, not by its faster screen
     trials[-1] = replace(trials[-1], times_us={s: 9.0 for s in ids})
     assert {sid: us for sid, (_, us) in best_per_shape(ctx(trials, incumbent=inc)).items()} == {s: 9.0 for s in ids}
+
+
+def test_a_dispatchers_full_reading_replaces_a_focused_one_of_the_variant_it_ran(kernels):
+    """A focused reading that was lucky stops setting its shape's best once a dispatcher judged in
+    full has run that configuration there; shapes the dispatcher did not route to it keep theirs."""
+    fams = {f.key: f for f in Tuner([kernels]).families(ctx())}
+    a = fams["rmsnorm/blocked_columns.py"].candidate({}, None, "")
+    b = fams["rmsnorm/multi_row_tile.py"].candidate({}, None, "")
+    s0, s1 = SHAPES[:2]
+
+    def t(c, times, origin="tuner", focus=(), routes=None):
+        return Trial(candidate=c.hash if hasattr(c, "hash") else c, version="v", family=getattr(c, "family", "d"),
+                     params=getattr(c, "params", {}), origin=origin, status="accepted", times_us=times,
+                     focus=list(focus), routes=routes or {})
+
+    trials = [t(b, {s0: 7.0, s1: 7.0}),                          # screened in full
+              t(a, {s0: 5.0}, focus=[s0]), t(a, {s1: 6.0}, focus=[s1])]   # focused, both faster
+    best = best_per_shape(ctx(trials))
+    assert {sid: (tr.family, us) for sid, (tr, us) in best.items()} == {s0: (a.family, 5.0), s1: (a.family, 6.0)}
+    routes = {s0: config_key(a.family, a.params), s1: config_key(a.family, a.params)}
+    trials.append(t("dispatcher", {s0: 8.0, s1: 6.1}, origin="dispatcher", routes=routes))
+    best = best_per_shape(ctx(trials))
+    assert {sid: (tr.family, us) for sid, (tr, us) in best.items()} == {s0: (b.family, 7.0), s1: (a.family, 6.1)}
+    routes_b = {s0: config_key(b.family, b.params)}            # a later dispatcher sends s0 elsewhere
+    trials.append(t("dispatcher2", {s0: 7.2, s1: 6.0}, origin="dispatcher", routes={**routes_b, s1: routes[s1]}))
+    best = best_per_shape(ctx(trials))
+    assert best[s0][0].family == b.family and best[s0][1] == 7.0 and best[s1][1] == 6.0
