@@ -83,10 +83,11 @@ def main() -> None:
     exact_fp32()
     rows: list[dict] = []
     for path in args.ops:
-        rows += probe_op(path, args.reps)
+        mine = probe_op(path, args.reps)
+        rows += mine
         if args.out:
             Path(args.out).write_text(json.dumps(rows, indent=1))
-        print(table(rows[-len(load_op(path).shapes):]), flush=True)
+        print(table(mine), flush=True)
     print(table(rows))
 
 

@@ -302,8 +302,8 @@ def compiled_reference(model: torch.nn.Module, **options: Any) -> torch.nn.Modul
     same `forward` code object, whose compiled entries Dynamo keeps across instances. Plain
     torch.compile gives the second shape a process compiles a graph with symbolic sizes (automatic
     dynamic shapes); `dynamic=False` without the reset gives a shape past Dynamo's recompile limit
-    eager code. Either way the baseline would depend on the shapes the process timed before. OPTIONS go to torch.compile (tests pass
-    a backend)."""
+    eager code. Either way the baseline would depend on the shapes the process timed before.
+    OPTIONS go to torch.compile (tests pass a backend)."""
     torch._dynamo.reset()
     return torch.compile(model, dynamic=False, **options)
 

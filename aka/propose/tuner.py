@@ -311,7 +311,8 @@ class Tuner:
         extra = _bucket_trials(ctx, rule, winners, by_key) if rule.rule == BUCKET else []
         variants = [by_key[w.family].candidate(w.params, parent, "") for w in winners + extra]
         index = {config_key(w.family, w.params): i for i, w in enumerate(winners + extra)}
-        buckets = [Bucket(sid, shapes[sid], index[config_key(t.family, t.params)]) for sid, (t, _) in best.items()]
+        routes = {sid: config_key(t.family, t.params) for sid, (t, _) in best.items()}
+        buckets = [Bucket(sid, shapes[sid], index[key]) for sid, key in routes.items()]
         unseen = _unseen(rule, shapes, index, ctx)
         cand = build_dispatcher(variants, buckets, ctx.op["name"], parent, unseen)
         if cand.hash in tried:
@@ -320,7 +321,7 @@ class Tuner:
                         hypothesis="each shape runs the kernel and configuration measured fastest for it; "
                                    f"an unseen shape by the {unseen.rule} rule ({unseen.why})",
                         meta={"unseen_shapes": {**rule.to_dict(), "rule": unseen.rule, "why": unseen.why},
-                              "routes": {sid: config_key(t.family, t.params) for sid, (t, _) in best.items()}})
+                              "routes": routes})
 
     def _turn_order(self, ctx: ProposalContext, families: list[Family], best: dict) -> list[dict[str, Any]]:
         """The shapes in the order this tuning turn tries them: a rotation by weight over the judged
