@@ -223,3 +223,34 @@ raise RuntimeError('PROBE ' + ','.join(got))
         res = Evaluator(pool).evaluate(load_op(FIXTURE_OP), str(cand), UNREVIEWED)
     assert "PROBE PermissionError,PermissionError" in res.rejections[0].message, res.rejections[0].message
     assert not list(cache.rglob("*"))
+
+
+def test_a_candidate_cannot_plant_files_in_the_caches_the_judges_torch_compile_reads(evaluator, fixture_op, tmp_path):
+    """The judge compiles the torch.compile baseline at every shape with the default Inductor and
+    Triton caches of its own user; a planted entry there could slow the baseline and inflate every
+    speedup. The candidate's writes there fail, and nothing appears."""
+    import getpass
+
+    targets = [os.path.join(tempfile.gettempdir(), f"torchinductor_{getpass.getuser()}"),
+               os.path.expanduser("~/.triton/cache"), os.path.expanduser("~/.cache/torch")]
+    planted = [os.path.join(d, "aka-planted-by-a-candidate") for d in targets]
+    cand = hostile(tmp_path, f"""
+wrote = []
+for path in {planted!r}:
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'w') as f:
+            f.write('poison')
+        wrote.append(path)
+    except OSError:
+        pass
+raise RuntimeError('PROBE wrote=%r' % wrote)
+""")
+    try:
+        result = evaluator.evaluate(fixture_op, cand, UNREVIEWED)
+        assert "PROBE wrote=[]" in result.rejections[0].message, result.rejections[0].message
+        assert not any(os.path.exists(p) for p in planted)
+    finally:
+        for p in planted:
+            if os.path.exists(p):
+                os.remove(p)
