@@ -8,6 +8,7 @@ resumably. `ray` is imported only here, and only when a run asks for it.
 from __future__ import annotations
 
 import io
+import shutil
 import sys
 import tarfile
 import tempfile
@@ -52,12 +53,20 @@ def payload(task: Task) -> dict[str, Any]:
 
 
 def run_remote(data: dict[str, Any]) -> dict[str, Any]:
-    """The body of a Ray task, on the node: unpack, run the command pinned to Ray's GPU, pack the result."""
+    """The body of a Ray task, on the node: unpack into a scratch folder, run the command pinned to
+    Ray's GPU, pack the result; the scratch folder is removed however the task ends."""
+    work = Path(tempfile.mkdtemp(prefix="aka-batch-"))
+    try:
+        return _run_in(work, data)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)    # a long-lived node must not keep every task's copy
+
+
+def _run_in(work: Path, data: dict[str, Any]) -> dict[str, Any]:
     import socket
 
     from aka.batch.local import _nvml_devices, run_attempt
 
-    work = Path(tempfile.mkdtemp(prefix="aka-batch-"))
     unpack(data["op"], work / "op")
     op_dir = work / "opdir"
     op_dir.mkdir()
