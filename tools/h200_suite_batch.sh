@@ -54,7 +54,7 @@ fi
 [ -d /tmp/site ] && export PYTHONPATH="/tmp/site:$PYTHONPATH"
 [ -d "$suite" ] || { echo "no suite folder $suite" >&2; exit 2; }
 if [ -n "$only" ]; then
-  sub=$(mktemp -d /tmp/aka-suite-XXXXXX); chmod 755 "$sub"
+  sub=$(mktemp -d /tmp/aka-suite-XXXXXX); chmod 755 "$sub"; trap 'rm -rf "$sub"' EXIT
   [ -f "$suite/suite.yaml" ] && cp "$suite/suite.yaml" "$sub/"
   for op in ${only//,/ }; do
     [ -f "$suite/$op/op.yaml" ] || { echo "--only: no operator $suite/$op" >&2; exit 2; }

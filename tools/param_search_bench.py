@@ -68,12 +68,11 @@ def configurations(spec, device: dict, max_configs: int | None, seed: int) -> tu
     return space, defaults, sources
 
 
-def materialize(space, sources) -> list[tuple[str, Path]]:
-    """(config, file) for every configuration, written to a temporary folder."""
+def materialize(space, sources, workdir: Path) -> list[tuple[str, Path]]:
+    """(config, file) for every configuration, written into WORKDIR."""
     from aka.propose.buckets import key
     from aka.spec.candidate import Candidate
 
-    workdir = Path(tempfile.mkdtemp(prefix="aka-param-bench-"))
     out = []
     for family in sorted(space):
         for params in space[family]:
@@ -323,11 +322,12 @@ def bench_op(name: str, args, device: str, log) -> dict:
         dev["arch"] = f"sm{major}{minor}"
     space, defaults, sources = configurations(spec, dev, args.max_configs, args.seed)
     t0 = time.monotonic()
-    files = materialize(space, sources)
     warmed = device == "cuda" and args.jobs > 1
-    if warmed:
-        warm(spec, files, list(visible) + list(held), args.jobs, args.compile_budget, log)
-    table, done = measure(spec, files, list(visible) + list(held), device, args.time_budget, log, warmed)
+    with tempfile.TemporaryDirectory(prefix="aka-param-bench-") as workdir:
+        files = materialize(space, sources, Path(workdir))
+        if warmed:
+            warm(spec, files, list(visible) + list(held), args.jobs, args.compile_budget, log)
+        table, done = measure(spec, files, list(visible) + list(held), device, args.time_budget, log, warmed)
     space = {f: [p for p in pts if _k(f, p) in table] for f, pts in space.items()}
     space = {f: pts for f, pts in space.items() if pts and _k(f, defaults[f]) in table}
     table = {c: r for c, r in table.items() if c.split("|")[0] in space}
