@@ -14,7 +14,8 @@ be traced that way (values read on the host, an autotuner that benchmarks) is si
 its candidate compiles it itself, as it would have anyway. Never used for a model's, a user's or a
 replayed candidate.
 
-    python -m aka.evaluate.warm JOB.json      (the warming process; KernelWarmer starts it)
+    python -m aka.evaluate.warm      (a warming process: job files, one per line of its stdin;
+                                      KernelWarmer starts a few and feeds them for a session)
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
 
 from aka.evaluate import kernel_cache
 from aka.evaluate.pool import worker_env
@@ -47,14 +49,17 @@ def processes_for(cpus: int | None) -> int:
 
 
 class KernelWarmer:
-    """Background compilation of shipped candidates for one session.
+    """Background compilation of shipped candidates for one session, in long-lived processes.
 
-    `submit` writes the candidates it has not seen, puts everything it lists at the head of the
-    queue in its order (the most urgent first; a later submit re-ranks what is still queued), and
-    starts a batch of at most BATCH_PER_PROCESS files per process when none runs (a submit while a
-    batch runs only queues). `close` stops them and removes its folder. `spawn` (tests) replaces
-    starting a real process: spawn(argv, env) -> a Popen-like
-    object with `poll`, `terminate` and `wait`.
+    `submit` writes the candidates it has not seen and puts everything it lists at the head of the
+    queue in its order (the most urgent first; a later submit re-ranks what is still queued). Each
+    idle warming process is then handed a batch of at most BATCH_PER_PROCESS files (round robin over
+    the idle ones, so the first few compile at once); a process that is still compiling keeps its
+    batch and a submit only queues behind it. A process imports torch and Triton once and takes
+    batches from its stdin for the whole session, so no batch pays for a fresh interpreter; it
+    marks a batch finished by writing `<job>.done`. `close` stops them and removes the folder.
+    `spawn` (tests) replaces starting a real process: spawn(argv, env) -> a Popen-like object with
+    `stdin`, `poll`, `terminate` and `wait`.
     """
 
     def __init__(self, shipped_folder: Path, processes: int | None = None,
@@ -65,12 +70,13 @@ class KernelWarmer:
         self.folder = Path(tempfile.mkdtemp(prefix="aka-warm-"))
         self.seen: set[str] = set()
         self.queue: list[tuple[str, str]] = []
-        self.running: list[Any] = []
+        self.workers: list[_Worker] = []
         self.batches = 0
+        self.started = 0
 
     def submit(self, spec: dict[str, Any], dtype: str, shapes: list[dict[str, Any]], candidates: list[Any]) -> int:
         """Queue the shipped candidates not seen before, in the given order (the most urgent
-        first); start a batch when none runs. The number queued."""
+        first); hand batches to the idle processes. The number queued."""
         new, listed = 0, []
         for cand in candidates:
             if not cand.shipped:
@@ -84,45 +90,81 @@ class KernelWarmer:
             listed.append(path)
         rank = {path: i for i, path in enumerate(listed)}
         self.queue.sort(key=lambda item: rank.get(item[1], len(rank)))     # stable: the unlisted keep their order
-        self._start(spec, dtype, shapes)
+        self._dispatch(spec, dtype, shapes)
         return new
 
     def busy(self) -> bool:
-        self.running = [p for p in self.running if p.poll() is None]
-        return bool(self.running)
+        return any(w.job is not None for w in self._live())
 
-    def _start(self, spec: dict[str, Any], dtype: str, shapes: list[dict[str, Any]]) -> None:
-        if not self.queue or self.busy():
+    def _live(self) -> list["_Worker"]:
+        """The processes still running, each with its batch cleared once it is done. A process that
+        died is dropped; what it had not compiled, its candidates compile themselves."""
+        self.workers = [w for w in self.workers if w.proc.poll() is None]
+        for w in self.workers:
+            if w.job is not None and w.job.with_suffix(".done").exists():
+                w.job = None
+        return self.workers
+
+    def _dispatch(self, spec: dict[str, Any], dtype: str, shapes: list[dict[str, Any]]) -> None:
+        idle = [w for w in self._live() if w.job is None]
+        while len(idle) < len(self.queue) and len(self.workers) < self.processes:   # one file each, if it can
+            worker = self._start_worker()
+            if worker is None:
+                break
+            idle.append(worker)
+        if not self.queue or not idle:
             return
-        size = self.processes * BATCH_PER_PROCESS
-        batch, self.queue = self.queue[:size], self.queue[size:]
+        batch, self.queue = self.queue[:len(idle) * BATCH_PER_PROCESS], self.queue[len(idle) * BATCH_PER_PROCESS:]
         self.batches += 1
-        n = min(self.processes, len(batch))
-        for i in range(n):
+        n = min(len(idle), len(batch))
+        for i, worker in enumerate(idle[:n]):
             part = batch[i::n]                    # round robin: the first few compile at once
-            own = self.folder / f"cache-{self.batches}-{i}"
             job = self.folder / f"job-{self.batches}-{i}.json"
-            job.write_text(json.dumps({"spec": spec, "dtype": dtype, "shapes": shapes, "cache": str(own),
+            job.write_text(json.dumps({"spec": spec, "dtype": dtype, "shapes": shapes, "cache": worker.cache,
                                        "shipped": str(self.shipped), "files": [p for _, p in part]}))
-            env = {**worker_env(dict(os.environ)), "TRITON_CACHE_DIR": str(own)}   # as a candidate's: same cache keys, no keys
-            env.pop("TRITON_INTERPRET", None)
-            self.running.append(self.spawn([sys.executable, "-m", "aka.evaluate.warm", str(job)], env))
+            try:
+                worker.proc.stdin.write(f"{job}\n")
+                worker.proc.stdin.flush()
+                worker.job = job
+            except (OSError, ValueError):         # it died between the poll and the write
+                self.queue[:0] = part
+
+    def _start_worker(self) -> "_Worker | None":
+        self.started += 1
+        cache = str(self.folder / f"cache-{self.started}")
+        env = {**worker_env(dict(os.environ)), "TRITON_CACHE_DIR": cache}   # as a candidate's: same cache keys, no keys
+        env.pop("TRITON_INTERPRET", None)
+        try:
+            proc = self.spawn([sys.executable, "-m", "aka.evaluate.warm"], env)
+        except OSError:
+            return None
+        self.workers.append(_Worker(proc, cache))
+        return self.workers[-1]
 
     def close(self) -> None:
-        for p in self.running:
-            if p.poll() is None:
-                p.terminate()
-        for p in self.running:
+        for w in self.workers:
+            if w.proc.poll() is None:
+                w.proc.terminate()
+        for w in self.workers:
             try:
-                p.wait(timeout=5)
+                w.proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
-                p.kill()
-        self.running = []
+                w.proc.kill()
+        self.workers = []
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
+@dataclass
+class _Worker:
+    proc: Any
+    cache: str
+    """Its TRITON_CACHE_DIR, fixed for its life (Triton reads the variable when it starts)."""
+    job: Path | None = None
+    """The batch it is compiling; None when idle."""
+
+
 def _spawn(argv: list[str], env: dict[str, str]) -> subprocess.Popen:
-    return subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+    return subprocess.Popen(argv, env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
                             stderr=subprocess.DEVNULL, preexec_fn=_background, start_new_session=True)
 
 
@@ -189,16 +231,39 @@ def warm_file(op: Any, path: str, tag: str, shapes: list[dict[str, Any]]) -> int
     return done
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    job = json.loads(Path(argv[0]).read_text())
+def serve(lines: Iterable[str]) -> int:
+    """The warming process: one job file per line of LINES (its stdin) until they end; after each,
+    `<job>.done` (written aside, then renamed). The batches served."""
     compile_only()
     from aka.evaluate.loading import Operator
 
-    op = Operator(job["spec"], "meta", job["dtype"])
-    for k, path in enumerate(job["files"]):
-        warm_file(op, path, f"aka_warm_{k}", job["shapes"])
-        kernel_cache.publish_folder(job["cache"], job["shipped"])
+    ops: dict[str, Any] = {}
+    served = files = 0
+    for line in lines:
+        path = Path(line.strip())
+        if not line.strip():
+            continue
+        try:
+            job = json.loads(path.read_text())
+            key = json.dumps([job["spec"], job["dtype"]], sort_keys=True)
+            if key not in ops:
+                ops[key] = Operator(job["spec"], "meta", job["dtype"])
+            for file in job["files"]:
+                files += 1
+                warm_file(ops[key], file, f"aka_warm_{files}", job["shapes"])
+                kernel_cache.publish_folder(job["cache"], job["shipped"])
+        except Exception:  # noqa: BLE001 - only a head start: the batch's candidates compile themselves
+            pass
+        done = path.with_suffix(".done")
+        aside = done.with_name(done.name + ".tmp")
+        aside.write_text("")
+        os.replace(aside, done)
+        served += 1
+    return served
+
+
+def main(argv: list[str] | None = None) -> int:
+    serve(sys.stdin)
     return 0
 
 

@@ -1,8 +1,11 @@
 """Compiling shipped candidates ahead (the GPU path's bookkeeping, checked here without a GPU): only
-aka's own code is queued, in order, spread over the processes; one batch at a time; the warming
-process traces models on `meta` and makes launches compile-only."""
+aka's own code is queued, in order, spread over long-lived processes, one batch per idle process;
+the warming process serves job files from its stdin, traces models on `meta` and makes launches
+compile-only."""
 
+import io
 import json
+import time
 from pathlib import Path
 
 import types
@@ -21,8 +24,20 @@ KERNELS = ROOT / "reference_kernels" / "rmsnorm"
 
 
 class FakeProcess:
+    """A warming process that takes job lines on stdin; `finish` plays it writing `<job>.done`."""
+
     def __init__(self, argv, env):
         self.argv, self.env, self.code, self.terminated = argv, env, None, False
+        self.stdin = io.StringIO()
+
+    def jobs(self):
+        return [json.loads(Path(line).read_text()) for line in self.stdin.getvalue().splitlines()]
+
+    def batch(self, k=-1):
+        return [Path(f).stem for f in self.jobs()[k]["files"]]
+
+    def finish(self):
+        Path(self.stdin.getvalue().splitlines()[-1]).with_suffix(".done").write_text("")
 
     def poll(self):
         return self.code
@@ -44,33 +59,55 @@ def test_processes_leave_cores_to_the_judge():
     assert processes_for(2) == 1 and processes_for(16) == 12 and processes_for(64) == 12 and processes_for(None) == 1
 
 
-def test_only_shipped_candidates_are_queued_in_order_and_spread(tmp_path):
+def _warmer(tmp_path, processes):
     started = []
-    w = KernelWarmer(tmp_path / "shipped", processes=2, spawn=lambda argv, env: started.append(FakeProcess(argv, env)) or started[-1])
+    w = KernelWarmer(tmp_path / "shipped", processes=processes,
+                     spawn=lambda argv, env: started.append(FakeProcess(argv, env)) or started[-1])
+    return w, started
+
+
+def test_only_shipped_candidates_are_queued_in_order_and_spread(tmp_path):
+    w, started = _warmer(tmp_path, processes=2)
     try:
         queued = w.submit({"name": "rmsnorm"}, "bfloat16", [{"n_rows": 1}], _cands(3) + _cands(1, origin="llm"))
         assert queued == 3 and len(started) == 2
-        jobs = [json.loads(Path(p.argv[-1]).read_text()) for p in started]
+        jobs = [p.jobs()[0] for p in started]
         files = [f for job in jobs for f in job["files"]]
         assert len(files) == 3 and jobs[0]["files"][0].endswith(f"{_cands(1)[0].short}.py")    # the first, first
         assert Path(files[0]).read_text() == _cands(1)[0].materialize()
         assert jobs[0]["shipped"] == str(tmp_path / "shipped") and jobs[0]["dtype"] == "bfloat16"
         assert all("TRITON_INTERPRET" not in p.env and p.env["TRITON_CACHE_DIR"] for p in started)
-        assert w.submit({}, "bfloat16", [], _cands(5)) == 2 and len(started) == 2   # busy: queued only
-        for p in started:
-            p.code = 0
-        assert w.submit({}, "bfloat16", [], _cands(5)) == 0 and len(started) == 4   # the queue starts
+        assert [job["cache"] for job in jobs] == [p.env["TRITON_CACHE_DIR"] for p in started]
+        assert w.busy() and w.submit({}, "bfloat16", [], _cands(5)) == 2 and len(started) == 2   # busy: queued only
+        started[1].finish()
+        assert w.submit({}, "bfloat16", [], _cands(5)) == 0                      # the idle one takes the queue
+        assert len(started) == 2 and len(started[1].jobs()) == 2 and len(started[0].jobs()) == 1
+        assert started[1].jobs()[1]["cache"] == started[1].env["TRITON_CACHE_DIR"]
     finally:
         w.close()
-    assert not w.folder.exists()
+    assert not w.folder.exists() and all(p.terminated for p in started)
 
 
 def test_close_stops_a_running_batch(tmp_path):
-    procs = []
-    w = KernelWarmer(tmp_path / "shipped", processes=1, spawn=lambda a, e: procs.append(FakeProcess(a, e)) or procs[-1])
+    w, procs = _warmer(tmp_path, processes=1)
     w.submit({}, "float32", [], _cands(2))
     w.close()
     assert procs and all(p.terminated for p in procs)
+
+
+def test_a_process_that_died_is_replaced_and_its_batch_left_to_the_candidates(tmp_path):
+    w, started = _warmer(tmp_path, processes=1)
+    c = _cands(4)
+    try:
+        w.submit({}, "bfloat16", [], c)
+        assert started[0].batch() == [c[0].short, c[1].short]
+        started[0].code = -9
+        assert not w.busy()
+        w.submit({}, "bfloat16", [], [])
+        assert len(started) == 2 and started[1].batch() == [c[2].short, c[3].short]
+        assert started[1].env["TRITON_CACHE_DIR"] != started[0].env["TRITON_CACHE_DIR"]
+    finally:
+        w.close()
 
 
 def test_launches_become_compilations_with_their_launchers(monkeypatch):
@@ -112,20 +149,65 @@ def test_an_autotuned_kernel_is_left_to_its_candidate(tmp_path):
 
 def test_batches_stay_short_and_a_later_submit_ranks_what_is_still_queued(tmp_path):
     """One process: two files a batch; what the latest submit lists first is compiled next, the
-    queued files it does not list keep their place behind."""
-    started = []
-    w = KernelWarmer(tmp_path / "shipped", processes=1, spawn=lambda a, e: started.append(FakeProcess(a, e)) or started[-1])
+    queued files it does not list keep their place behind; the same process serves every batch."""
+    w, started = _warmer(tmp_path, processes=1)
     c = _cands(5)
-
-    def batch(p):
-        return [Path(f).stem for f in json.loads(Path(p.argv[-1]).read_text())["files"]]
     try:
         assert w.submit({}, "bfloat16", [], c) == 5 and len(started) == 1
-        assert batch(started[0]) == [c[0].short, c[1].short]
-        started[0].code = 0
-        assert w.submit({}, "bfloat16", [], [c[4], c[3]]) == 0 and len(started) == 2
-        assert batch(started[1]) == [c[4].short, c[3].short]
-        started[1].code = 0
-        assert w.submit({}, "bfloat16", [], []) == 0 and batch(started[2]) == [c[2].short]
+        assert started[0].batch() == [c[0].short, c[1].short]
+        started[0].finish()
+        assert w.submit({}, "bfloat16", [], [c[4], c[3]]) == 0 and started[0].batch() == [c[4].short, c[3].short]
+        started[0].finish()
+        assert w.submit({}, "bfloat16", [], []) == 0 and started[0].batch() == [c[2].short]
+        assert len(started) == 1 and len(started[0].jobs()) == 3
     finally:
         w.close()
+
+
+def test_the_warming_process_serves_job_lines_and_marks_each_done(tmp_path, monkeypatch):
+    """Every line is a batch; one Operator per spec for the process's life; a batch that fails
+    is still marked done (its candidates compile themselves)."""
+    warmed, ops = [], []
+    monkeypatch.setattr(warm, "compile_only", lambda: None)
+    monkeypatch.setattr(warm, "warm_file", lambda op, path, tag, shapes: warmed.append((path, tag)) or 1)
+    monkeypatch.setattr(warm.kernel_cache, "publish_folder", lambda mine, target: 0)
+    import aka.evaluate.loading as loading
+    monkeypatch.setattr(loading, "Operator", lambda spec, device, dtype: ops.append(spec) or object())
+    jobs = []
+    for k, files in enumerate([["a.py", "b.py"], ["c.py"]]):
+        jobs.append(tmp_path / f"job-{k}.json")
+        jobs[-1].write_text(json.dumps({"spec": {"name": "x"}, "dtype": "float32", "shapes": [{}],
+                                        "cache": "c", "shipped": "s", "files": files}))
+    broken = tmp_path / "job-broken.json"
+    broken.write_text("{not json")
+    lines = [f"{jobs[0]}\n", "\n", f"{broken}\n", f"{jobs[1]}\n"]
+    assert warm.serve(lines) == 3
+    assert [p for p, _ in warmed] == ["a.py", "b.py", "c.py"] and len({t for _, t in warmed}) == 3
+    assert len(ops) == 1
+    assert all(j.with_suffix(".done").exists() for j in [*jobs, broken])
+
+
+def test_a_real_warming_process_lives_for_the_session(tmp_path):
+    """The real process (no GPU here: its compiles fail and are skipped): it takes a batch, marks it
+    done, takes the next one without restarting, and ends when the warmer closes."""
+    w = KernelWarmer(tmp_path / "shipped", processes=1)
+    spec = RMSNORM.to_dict()
+
+    def settle():
+        deadline = time.monotonic() + 120
+        while w.busy() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not w.busy()
+    try:
+        c = _cands(2)
+        w.submit(spec, "float32", [{"n_rows": 2, "hidden": 8}], c[:1])
+        assert len(w.workers) == 1
+        proc = w.workers[0].proc
+        settle()
+        w.submit(spec, "float32", [{"n_rows": 2, "hidden": 8}], c[1:])
+        assert w.workers[0].proc is proc and w.busy()
+        settle()
+        assert proc.poll() is None and len(list(w.folder.glob("*.done"))) == 2
+    finally:
+        w.close()
+    assert proc.poll() is not None
