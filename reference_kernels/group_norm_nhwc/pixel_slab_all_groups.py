@@ -36,8 +36,13 @@ pixels; 2x256x1280: 32 chunks of 8); the second
 kernel merges its image's chunk statistics [MERGE_R chunks x groups] at a time and applies
 y = x * (w * rstd) + (b - mean * w * rstd) to its slab. No Nsight Compute profile exists for these
 shapes; the reading above is from the access pattern.
-Not yet measured on a GPU (written after the H100 run, no device time left): checked in Triton's
-interpreter at the operator's CPU shapes (tests/reference_kernels).
+Checked in Triton's interpreter at the operator's CPU shapes (tests/reference_kernels).
+Measured by the harness on one H100 SXM (2026-12-06, timing rule covering-flush-shared-floor-static-compile-2026-12-05, `bash tools/h200_suite_bench.sh --calibrate --ops matmul_fp32,softmax_cols,embedding_bag_sum,group_norm_nhwc suites/kernel-patterns` into an empty folder; docs/results/h100-2026-12-06/call1-new-kernels), after the GPU correctness run passed at every shape and held-out shape: vae-decoder-1x65536x128-g32 71.04 us against torch.compile's 53.66 (0.76x;
+split_hw_chan_merge 99.97 in the same run), sd-unet-2x4096x320-g32 25.65 against 21.90 (0.85x;
+split_hw_chan_merge 28.48), sd-unet-2x1024x640-g32 21.12 against 22.30 (1.06x), sd-unet-2x256x1280-g32
+15.14 against 12.39 (graph, 0.82x; group_per_program 10.89). Faster than the old kernels at its two
+target shapes, but the target is not reached: under the new rule torch.compile itself is faster
+there than the old rule timed it (about 83 us at the VAE shape on 2026-12-05). Not yet profiled.
 """
 
 import math
