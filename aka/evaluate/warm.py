@@ -206,7 +206,9 @@ def build_launcher(kernel: Any) -> None:
 
 
 def warm_file(op: Any, path: str, tag: str, shapes: list[dict[str, Any]]) -> int:
-    """Trace one candidate file's model at every shape on `meta`; the shapes that went through."""
+    """Trace one candidate file's model at every shape on `meta`; the shapes that went through.
+    The file's module is dropped afterwards (what it compiled is on disk): a warming process lives
+    for the session and would otherwise keep every configuration's kernels in memory."""
     import torch
 
     from aka.evaluate.loading import load_module
@@ -214,21 +216,27 @@ def warm_file(op: Any, path: str, tag: str, shapes: list[dict[str, Any]]) -> int
     source = Path(path).read_text()
     if "autotune" in source:                       # an autotuner would benchmark: not here
         return 0
+    before = set(sys.modules)
     try:
-        cls = load_module(path, tag).ModelNew
-    except Exception:  # noqa: BLE001 - its evaluation reports it
-        return 0
-    done = 0
-    for params in shapes:
         try:
-            with torch.device("meta"), torch.no_grad():
-                inputs = op.make_inputs(params, 0)
-                args, kwargs = op.init_args(params)
-                inputs.call(op.place_model(cls(*args, **kwargs)))
-            done += 1
-        except Exception:  # noqa: BLE001 - not traceable on meta: its candidate compiles it
-            pass
-    return done
+            cls = load_module(path, tag).ModelNew
+        except Exception:  # noqa: BLE001 - its evaluation reports it
+            return 0
+        done = 0
+        for params in shapes:
+            try:
+                with torch.device("meta"), torch.no_grad():
+                    inputs = op.make_inputs(params, 0)
+                    args, kwargs = op.init_args(params)
+                    inputs.call(op.place_model(cls(*args, **kwargs)))
+                done += 1
+            except Exception:  # noqa: BLE001 - not traceable on meta: its candidate compiles it
+                pass
+        return done
+    finally:
+        for name in set(sys.modules) - before:
+            if name.startswith(f"aka_{tag}_"):
+                del sys.modules[name]
 
 
 def serve(lines: Iterable[str]) -> int:

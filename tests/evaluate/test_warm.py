@@ -5,6 +5,7 @@ compile-only."""
 
 import io
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -138,6 +139,7 @@ def test_every_rmsnorm_kernel_traces_on_meta(monkeypatch, kernel):
     visible, held = RMSNORM.run_shapes(False)
     shapes = [s.params for s in list(visible) + list(held)]
     assert warm.warm_file(op, str(KERNELS / kernel), f"t_{kernel[:-3]}", shapes) == len(shapes)
+    assert not [m for m in sys.modules if m.startswith(f"aka_t_{kernel[:-3]}_")]   # dropped: the process lives on
 
 
 def test_an_autotuned_kernel_is_left_to_its_candidate(tmp_path):
