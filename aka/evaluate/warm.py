@@ -209,34 +209,34 @@ def warm_file(op: Any, path: str, tag: str, shapes: list[dict[str, Any]]) -> int
     """Trace one candidate file's model at every shape on `meta`; the shapes that went through.
     The file's module is dropped afterwards (what it compiled is on disk): a warming process lives
     for the session and would otherwise keep every configuration's kernels in memory."""
-    import torch
-
     from aka.evaluate.loading import load_module
 
     source = Path(path).read_text()
     if "autotune" in source:                       # an autotuner would benchmark: not here
         return 0
-    before = set(sys.modules)
     try:
+        return _trace(op, load_module(path, tag).ModelNew, shapes)
+    except Exception:  # noqa: BLE001 - not loadable: its evaluation reports it
+        return 0
+    finally:                                   # after tracing: Triton compiled while it was loaded
+        for name in [m for m in sys.modules if m.startswith(f"aka_{tag}_")]:   # load_module's name
+            del sys.modules[name]
+
+
+def _trace(op: Any, cls: Any, shapes: list[dict[str, Any]]) -> int:
+    import torch
+
+    done = 0
+    for params in shapes:
         try:
-            cls = load_module(path, tag).ModelNew
-        except Exception:  # noqa: BLE001 - its evaluation reports it
-            return 0
-        done = 0
-        for params in shapes:
-            try:
-                with torch.device("meta"), torch.no_grad():
-                    inputs = op.make_inputs(params, 0)
-                    args, kwargs = op.init_args(params)
-                    inputs.call(op.place_model(cls(*args, **kwargs)))
-                done += 1
-            except Exception:  # noqa: BLE001 - not traceable on meta: its candidate compiles it
-                pass
-        return done
-    finally:
-        for name in set(sys.modules) - before:
-            if name.startswith(f"aka_{tag}_"):
-                del sys.modules[name]
+            with torch.device("meta"), torch.no_grad():
+                inputs = op.make_inputs(params, 0)
+                args, kwargs = op.init_args(params)
+                inputs.call(op.place_model(cls(*args, **kwargs)))
+            done += 1
+        except Exception:  # noqa: BLE001 - not traceable on meta: its candidate compiles it
+            pass
+    return done
 
 
 def serve(lines: Iterable[str]) -> int:
@@ -248,9 +248,9 @@ def serve(lines: Iterable[str]) -> int:
     ops: dict[str, Any] = {}
     served = files = 0
     for line in lines:
-        path = Path(line.strip())
         if not line.strip():
             continue
+        path = Path(line.strip())
         try:
             job = json.loads(path.read_text())
             key = json.dumps([job["spec"], job["dtype"]], sort_keys=True)

@@ -12,7 +12,7 @@ from aka.batch.tasks import Attempt, Task
 
 @pytest.fixture
 def node(tmp_path, monkeypatch):
-    """A node's scratch space in tmp, no Ray, no GPU; returns (scratch, payload, the tasks seen)."""
+    """A node's scratch space in tmp, no Ray, no GPU; returns (scratch folder, the task's payload)."""
     op_file = tmp_path / "suite" / "relu.py"
     op_file.parent.mkdir()
     op_file.write_text("# the operator\n")
