@@ -1,8 +1,8 @@
 """
 ---
 op: group_norm_nhwc
-strategy: shifted-lane-sums-last-program-merge-flat-apply
-techniques: [split-reduction, one-pass-statistics, shifted-sums, chan-parallel-variance, last-program-finalize, atomic-counter, partial-stats-workspace, coalesced-rows, occupancy-sized-grid, flat-elementwise-apply, constexpr-channel-index, eviction-hints, fused-affine, deterministic, fp32-accumulate, masked-tail]
+strategy: shifted-lane-sums-merge-kernel-flat-apply
+techniques: [split-reduction, one-pass-statistics, shifted-sums, chan-parallel-variance, three-kernel, partial-stats-workspace, coalesced-rows, occupancy-sized-grid, flat-elementwise-apply, constexpr-channel-index, eviction-hints, fused-affine, deterministic, fp32-accumulate, masked-tail]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
@@ -10,7 +10,7 @@ params:
   PROGRAMS_PER_SM: {values: [2, 4, 8], default: 4}
   TILE_ELEMS: {values: [1024, 2048, 4096], default: 2048}
   MAX_CHUNKS: {values: [256, 512, 1024], default: 512}
-  MERGE_R: {values: [16, 32, 64], default: 32}
+  MERGE_WARPS: {values: [1, 2, 4], default: 2}
   APPLY_BLOCK: {values: [1024, 2048, 4096], default: 2048}
   APPLY_REVERSE: {values: [0, 1], default: 1}
   KEEP_IN_L2: {values: [0, 1], default: 1}
@@ -40,15 +40,22 @@ Here the statistics take one pass over x and the apply is that flat elementwise 
   standard deviations of the mean). No reduction crosses threads inside the loop. At the end the
   lanes are folded into per-channel means and centered M2, and those into per-group ones (Chan's
   formula over channels of equal count), written to a [batch, chunks, groups] table.
-- The program that arrives last at its image's counter (acq_rel atomic after a CTA barrier) merges
-  the image's chunks in chunk order, so the result does not depend on arrival order, turns mean and
-  rstd into a per-channel scale w * rstd and shift b - mean * w * rstd, and resets the counter.
+- `_merge`, one small program per (image, group), loads that group's whole column of the table at
+  once (at most 1024 chunks), merges it by Chan's formula and writes the group's channels' scale
+  w * rstd and shift b - mean * w * rstd.
 - `_apply` streams each image as a flat array, y = x * scale[ch] + shift[ch] with ch = offset % c,
   c a compile-time constant so the modulo is a multiply and shift. APPLY_REVERSE walks the blocks
   from the end: the statistics pass read the end of x last, so that part is the likeliest to still
   be in L2; KEEP_IN_L2 marks the statistics pass's loads evict_last and the apply's evict_first.
+The first version merged in the statistics kernel instead, in the program that arrived last at an
+atomic counter, MERGE_R chunks per step. Measured by the harness on the H100 (2026-12-06,
+`tools/h200_suite_bench.sh --kernels` into the results above, defaults), it was correct at every
+shape and held-out shape and took vae-decoder-1x65536x128-g32 to 56.83 us (0.94x torch.compile,
+from 71.04), but the one program's serial merge, two passes of L2 round trips over up to 512 chunks,
+made the small shapes slower than before: 39.97, 49.78 and 26.19 us at the three SD-UNet shapes.
+A third launch costs less than that tail.
 Checked in Triton's interpreter at the operator's CPU shapes (tests/reference_kernels) and, with a
-script, at every combination of the parameters; not yet run on a GPU, so no figures.
+script, at 25 sampled combinations of the parameters; this version is not yet run on a GPU.
 """
 
 import torch
@@ -58,7 +65,7 @@ import triton.language as tl
 PROGRAMS_PER_SM = 4
 TILE_ELEMS = 2048
 MAX_CHUNKS = 512
-MERGE_R = 32
+MERGE_WARPS = 2
 APPLY_BLOCK = 2048
 APPLY_REVERSE = 1
 KEEP_IN_L2 = 1
@@ -68,9 +75,8 @@ _SM_COUNTS: dict = {}
 
 
 @triton.jit
-def _stats(x_ptr, mean_ptr, m2_ptr, w_ptr, b_ptr, ss_ptr, cnt_ptr, hw, c, cpg, groups, n_chunks, chunk_hw, eps,
-           BLOCK_HW: tl.constexpr, BLOCK_GR: tl.constexpr, BLOCK_CPG: tl.constexpr, MERGE_R: tl.constexpr,
-           EVICT: tl.constexpr):
+def _stats(x_ptr, mean_ptr, m2_ptr, hw, c, cpg, groups, n_chunks, chunk_hw,
+           BLOCK_HW: tl.constexpr, BLOCK_GR: tl.constexpr, BLOCK_CPG: tl.constexpr, EVICT: tl.constexpr):
     img = tl.program_id(0)
     chunk = tl.program_id(1)
     g = tl.arange(0, BLOCK_GR)
@@ -98,43 +104,38 @@ def _stats(x_ptr, mean_ptr, m2_ptr, w_ptr, b_ptr, ss_ptr, cnt_ptr, hw, c, cpg, g
     c2 = tl.sum(s2, axis=0)
     m2_ch = tl.where(ch_ok, c2 - c1 * c1 / n_pix, 0.0)                 # channel's centered M2
     mean_ch = shift + c1 / n_pix
-    cpg_f = cpg.to(tl.float32)
-    mean_g = tl.sum(tl.where(ch_ok, mean_ch, 0.0), axis=1) / cpg_f     # channels share one count
+    mean_g = tl.sum(tl.where(ch_ok, mean_ch, 0.0), axis=1) / cpg.to(tl.float32)  # channels share one count
     dm = tl.where(ch_ok, mean_ch - mean_g[:, None], 0.0)
     m2_g = tl.sum(m2_ch, axis=1) + n_pix * tl.sum(dm * dm, axis=1)
     slot = (img * n_chunks + chunk) * groups + g
     tl.store(mean_ptr + slot, mean_g, mask=g_ok)
     tl.store(m2_ptr + slot, m2_g, mask=g_ok)
-    tl.debug_barrier()
-    arrived = tl.atomic_add(cnt_ptr + img, 1, sem="acq_rel", scope="gpu")   # release ours, acquire others
-    if arrived == n_chunks - 1:
-        k = tl.arange(0, MERGE_R)
-        weighted = tl.zeros([BLOCK_GR], dtype=tl.float32)
-        for k0 in range(0, n_chunks, MERGE_R):
-            kk = k0 + k
-            ok = (kk[:, None] < n_chunks) & g_ok[None, :]
-            n_i = (tl.minimum(chunk_hw, hw - kk * chunk_hw) * cpg).to(tl.float32)
-            mean_i = tl.load(mean_ptr + (img * n_chunks + kk[:, None]) * groups + g[None, :], mask=ok, other=0.0,
-                             cache_modifier=".cg")
-            weighted += tl.sum(tl.where(ok, n_i[:, None] * mean_i, 0.0), axis=0)
-        n = (hw * cpg).to(tl.float32)
-        mean = weighted / n
-        m2 = tl.zeros([BLOCK_GR], dtype=tl.float32)
-        for k0 in range(0, n_chunks, MERGE_R):
-            kk = k0 + k
-            ok = (kk[:, None] < n_chunks) & g_ok[None, :]
-            n_i = (tl.minimum(chunk_hw, hw - kk * chunk_hw) * cpg).to(tl.float32)
-            offs = (img * n_chunks + kk[:, None]) * groups + g[None, :]
-            dmi = tl.load(mean_ptr + offs, mask=ok, other=0.0, cache_modifier=".cg") - mean[None, :]
-            part = tl.load(m2_ptr + offs, mask=ok, other=0.0, cache_modifier=".cg") + n_i[:, None] * dmi * dmi
-            m2 += tl.sum(tl.where(ok, part, 0.0), axis=0)
-        rstd = 1.0 / tl.sqrt(m2 / n + eps)
-        w = tl.load(w_ptr + ch, mask=ch_ok, other=0.0).to(tl.float32)
-        b = tl.load(b_ptr + ch, mask=ch_ok, other=0.0).to(tl.float32)
-        scale = w * rstd[:, None]
-        tl.store(ss_ptr + img * 2 * c + ch, scale, mask=ch_ok)
-        tl.store(ss_ptr + img * 2 * c + c + ch, b - mean[:, None] * scale, mask=ch_ok)
-        tl.atomic_xchg(cnt_ptr + img, 0)                                # ready for the next launch
+
+
+@triton.jit
+def _merge(mean_ptr, m2_ptr, w_ptr, b_ptr, ss_ptr, hw, c, cpg, groups, n_chunks, chunk_hw, eps,
+           BLOCK_K: tl.constexpr, BLOCK_CPG: tl.constexpr):
+    img = tl.program_id(0)
+    g = tl.program_id(1)
+    k = tl.arange(0, BLOCK_K)
+    ok = k < n_chunks
+    offs = (img * n_chunks + k) * groups + g
+    n_i = tl.where(ok, (tl.minimum(chunk_hw, hw - k * chunk_hw) * cpg).to(tl.float32), 0.0)
+    mean_i = tl.load(mean_ptr + offs, mask=ok, other=0.0)
+    m2_i = tl.load(m2_ptr + offs, mask=ok, other=0.0)
+    n = (hw * cpg).to(tl.float32)
+    mean = tl.sum(n_i * mean_i, axis=0) / n
+    dm = mean_i - mean
+    m2 = tl.sum(m2_i + n_i * dm * dm, axis=0)
+    rstd = 1.0 / tl.sqrt(m2 / n + eps)
+    j = tl.arange(0, BLOCK_CPG)
+    ch_ok = j < cpg
+    ch = g * cpg + j
+    w = tl.load(w_ptr + ch, mask=ch_ok, other=0.0).to(tl.float32)
+    b = tl.load(b_ptr + ch, mask=ch_ok, other=0.0).to(tl.float32)
+    scale = w * rstd
+    tl.store(ss_ptr + img * 2 * c + ch, scale, mask=ch_ok)
+    tl.store(ss_ptr + img * 2 * c + c + ch, b - mean * scale, mask=ch_ok)
 
 
 @triton.jit
@@ -182,13 +183,6 @@ class ModelNew(torch.nn.Module):
         self.groups = groups
         self.weight = torch.nn.Parameter(torch.empty(c))
         self.bias = torch.nn.Parameter(torch.empty(c))
-        self._counters: dict = {}                 # per device: one int32 arrival counter per image, kept at zero
-
-    def counters(self, device: torch.device, batch: int) -> torch.Tensor:
-        key = str(device)
-        if key not in self._counters or self._counters[key].numel() < batch:
-            self._counters[key] = torch.zeros(batch, dtype=torch.int32, device=device)
-        return self._counters[key]
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = x.contiguous()
@@ -201,10 +195,12 @@ class ModelNew(torch.nn.Module):
         mean = torch.empty((batch, n_chunks, self.groups), dtype=torch.float32, device=x.device)
         m2 = torch.empty_like(mean)
         ss = torch.empty((batch, 2, c), dtype=torch.float32, device=x.device)
-        _stats[(batch, n_chunks)](x, mean, m2, self.weight, self.bias, ss, self.counters(x.device, batch), hw, c, cpg,
-                                  self.groups, n_chunks, chunk_hw, 1e-5, BLOCK_HW=block_hw, BLOCK_GR=block_gr,
-                                  BLOCK_CPG=block_cpg, MERGE_R=MERGE_R, EVICT="evict_last" if KEEP_IN_L2 else "",
+        _stats[(batch, n_chunks)](x, mean, m2, hw, c, cpg, self.groups, n_chunks, chunk_hw, BLOCK_HW=block_hw,
+                                  BLOCK_GR=block_gr, BLOCK_CPG=block_cpg, EVICT="evict_last" if KEEP_IN_L2 else "",
                                   num_warps=NUM_WARPS)
+        _merge[(batch, self.groups)](mean, m2, self.weight, self.bias, ss, hw, c, cpg, self.groups, n_chunks, chunk_hw,
+                                     1e-5, BLOCK_K=triton.next_power_of_2(n_chunks), BLOCK_CPG=block_cpg,
+                                     num_warps=MERGE_WARPS)
         n_blocks = triton.cdiv(hw * c, APPLY_BLOCK)
         _apply[(n_blocks, batch)](x, ss, y, hw * c, n_blocks, C=c, BLOCK=APPLY_BLOCK, REVERSE=APPLY_REVERSE,
                                   EVICT="evict_first" if KEEP_IN_L2 else "", num_warps=NUM_WARPS)
