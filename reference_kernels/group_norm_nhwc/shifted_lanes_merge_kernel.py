@@ -10,6 +10,7 @@ params:
   PROGRAMS_PER_SM: {values: [2, 4, 8], default: 4}
   TILE_ELEMS: {values: [1024, 2048, 4096], default: 2048}
   MAX_CHUNKS: {values: [256, 512, 1024], default: 512}
+  MIN_TILES: {values: [1, 4, 8, 16], default: 8}
   MERGE_WARPS: {values: [1, 2, 4], default: 2}
   APPLY_BLOCK: {values: [1024, 2048, 4096], default: 2048}
   APPLY_REVERSE: {values: [0, 1], default: 1}
@@ -47,15 +48,47 @@ Here the statistics take one pass over x and the apply is that flat elementwise 
   c a compile-time constant so the modulo is a multiply and shift. APPLY_REVERSE walks the blocks
   from the end: the statistics pass read the end of x last, so that part is the likeliest to still
   be in L2; KEEP_IN_L2 marks the statistics pass's loads evict_last and the apply's evict_first.
-The first version merged in the statistics kernel instead, in the program that arrived last at an
-atomic counter, MERGE_R chunks per step. Measured by the harness on the H100 (2026-12-06,
-`tools/h200_suite_bench.sh --kernels` into the results above, defaults), it was correct at every
-shape and held-out shape and took vae-decoder-1x65536x128-g32 to 56.83 us (0.94x torch.compile,
-from 71.04), but the one program's serial merge, two passes of L2 round trips over up to 512 chunks,
-made the small shapes slower than before: 39.97, 49.78 and 26.19 us at the three SD-UNet shapes.
-A third launch costs less than that tail.
-Checked in Triton's interpreter at the operator's CPU shapes (tests/reference_kernels) and, with a
-script, at 25 sampled combinations of the parameters; this version is not yet run on a GPU.
+MIN_TILES caps the chunk count so that each statistics program walks at least that many tiles.
+
+Measured on the H100 (2026-12-06, docs/results/h100-2026-12-06-s35; torch.compile timed in the same
+run each time). All versions were correct at every shape and held-out shape.
+- **First version.** It merged inside the statistics kernel, in the program that arrived last at an
+  atomic counter, MERGE_R chunks per step. Measured with `tools/h200_suite_bench.sh --kernels`:
+  - vae-decoder-1x65536x128-g32: 56.83 us against 53.66 (pixel_slab_all_groups took 71.04).
+  - The SD-UNet shapes: 39.97, 49.78 and 26.19 us. The one program's serial merge, two passes of L2
+    round trips over up to 512 chunks, outweighed the rest.
+- **With the merge kernel, before MIN_TILES**, same command:
+  - 32.86, 37.66 and 12.13 us at the SD-UNet shapes against 21.90, 22.30 and 12.39 (0.67x, 0.59x,
+    1.02x).
+  - 48.99 at the VAE shape (1.10x).
+  - Nsight Compute (`aka profile`) put most of the time in `_stats`: 27.0 of 36.5 us at 2x1024x640
+    and 19.9 of 31.8 at 2x4096x320. It had 96 registers and 22 % occupancy, and 40 % and 26 % of
+    its stalls were mio_throttle.
+  - Each of its 512 programs walked only two to four tiles and then ran several reductions that
+    cross warps through shared memory. That points at those closing reductions.
+  - Loading K in the tile's own layout, against a suspected per-step layout conversion, was no
+    faster (34.80 and 44.61 against 32.21 and 36.75 in one call), so it was dropped.
+- **MIN_TILES**, each variant through `aka eval --shape ... --baseline torch.compile`, all in one
+  call (2x4096x320, 2x1024x640, VAE, in us):
+
+  | variant | 2x4096x320 | 2x1024x640 | VAE |
+  |---|---|---|---|
+  | MIN_TILES 8 (the default) | 29.52 (compile 23.71) | 30.54 (23.09) | 49.28 (53.12) |
+  | MIN_TILES 4 | 32.19 | 30.54 | 49.60 |
+  | MIN_TILES 16 | 37.22 | 44.80 | 59.55 |
+  | PROGRAMS_PER_SM 8 | 29.73 | 31.52 | 48.18 |
+  | without MIN_TILES | 31.07 | 36.48 | 49.79 |
+
+So this kernel beats torch.compile at the VAE shape (1.08x here, 1.10x in the suite run) and still
+loses at 2x4096x320 and 2x1024x640 (about 0.77x), where pixel_slab_all_groups and
+split_hw_chan_merge stay the faster kernels.
+
+The next thing to try: a [pixels, channels] tile with one lane per channel, folded into groups once
+per program, instead of the padded [pixels, groups, channels per group] tile. Up to 37.5 % of that
+tile's lanes are masked at these channel counts.
+
+Checked in Triton's interpreter at the operator's CPU shapes (tests/reference_kernels), and by a
+script at 25 sampled parameter combinations, each shape run twice.
 """
 
 import torch
@@ -65,6 +98,7 @@ import triton.language as tl
 PROGRAMS_PER_SM = 4
 TILE_ELEMS = 2048
 MAX_CHUNKS = 512
+MIN_TILES = 8
 MERGE_WARPS = 2
 APPLY_BLOCK = 2048
 APPLY_REVERSE = 1
@@ -170,6 +204,9 @@ def _plan(batch: int, hw: int, c: int, groups: int, sms: int) -> tuple[int, int,
     block_cpg = triton.next_power_of_2(c // groups)
     block_hw = max(1, TILE_ELEMS // (block_gr * block_cpg))
     want = max(1, min(MAX_CHUNKS, triton.cdiv(PROGRAMS_PER_SM * sms, batch)))
+    # a program's closing reductions cross warps through shared memory: give it MIN_TILES tiles to
+    # amortize them over, though the grid then falls short of the occupancy target
+    want = max(1, min(want, hw // (block_hw * MIN_TILES)))
     per = triton.cdiv(hw, want)
     if per < block_hw:                            # slabs shorter than a tile: shorter tiles
         block_hw = triton.next_power_of_2(per)

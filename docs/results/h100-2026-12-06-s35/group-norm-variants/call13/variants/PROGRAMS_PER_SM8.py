@@ -1,0 +1,212 @@
+"""
+---
+op: group_norm_nhwc
+strategy: shifted-lane-sums-merge-kernel-flat-apply
+techniques: [split-reduction, one-pass-statistics, shifted-sums, chan-parallel-variance, three-kernel, partial-stats-workspace, coalesced-rows, occupancy-sized-grid, flat-elementwise-apply, constexpr-channel-index, eviction-hints, fused-affine, deterministic, fp32-accumulate, masked-tail]
+dsl: triton
+vendors: [nvidia, amd]
+archs: [any]
+params:
+  PROGRAMS_PER_SM: {values: [2, 4, 8], default: 4}
+  TILE_ELEMS: {values: [1024, 2048, 4096], default: 2048}
+  MAX_CHUNKS: {values: [256, 512, 1024], default: 512}
+  MIN_TILES: {values: [1, 4, 8, 16], default: 8}
+  MERGE_WARPS: {values: [1, 2, 4], default: 2}
+  APPLY_BLOCK: {values: [1024, 2048, 4096], default: 2048}
+  APPLY_REVERSE: {values: [0, 1], default: 1}
+  KEEP_IN_L2: {values: [0, 1], default: 1}
+  NUM_WARPS: {values: [4, 8], default: 4}
+requires: []
+sources:
+  - https://en.wikipedia.org/wiki/Algorithms_for_calculating_variance#Computing_shifted_data
+  - https://en.wikipedia.org/wiki/Algorithms_for_calculating_variance#Parallel_algorithm
+  - https://arxiv.org/abs/1803.08494
+---
+Written after Nsight Compute on one H100 SXM (2026-12-06, `tools/loser_profile.py` on
+docs/results/h100-2026-12-06/call1-new-kernels) showed why pixel_slab_all_groups loses at
+vae-decoder-1x65536x128-g32 (74.7 us under the profiler against torch.compile's 55.5) and
+sd-unet-2x4096x320-g32 (27.4 against 22.1). Its grid is one program per (image, chunk), 128 and 128
+programs of 4 warps, with 168 (statistics) and 224 (merge and apply) registers a thread: 6 %
+achieved occupancy, 74 % of stalls waiting on loads, DRAM at 35 % of peak. Its statistics kernel
+reads each slab twice (sums, then centered squares), and every apply program re-merges its image's
+whole chunk table. torch.compile spends about 33 us in three reduction kernels (the first with 75 %
+of its sectors wasted by an uncoalesced channel-group read) and 22.1 us in a flat elementwise
+kernel near the copy bandwidth.
+
+Here the statistics take one pass over x and the apply is that flat elementwise kernel:
+- `_stats`, PROGRAMS_PER_SM x SM-count programs over (image, chunk of pixels), at most MAX_CHUNKS
+  chunks per image. A program reads its slab as [pixels, groups, channels per group] tiles of whole
+  pixel rows and keeps, per lane, the sums of x - K and (x - K)^2, where K is the channel's value at
+  the slab's first pixel (the shifted-data variance: no cancellation while K lies within a few
+  standard deviations of the mean). No reduction crosses threads inside the loop. At the end the
+  lanes are folded into per-channel means and centered M2, and those into per-group ones (Chan's
+  formula over channels of equal count), written to a [batch, chunks, groups] table.
+- `_merge`, one small program per (image, group), loads that group's whole column of the table at
+  once (at most 1024 chunks), merges it by Chan's formula and writes the group's channels' scale
+  w * rstd and shift b - mean * w * rstd.
+- `_apply` streams each image as a flat array, y = x * scale[ch] + shift[ch] with ch = offset % c,
+  c a compile-time constant so the modulo is a multiply and shift. APPLY_REVERSE walks the blocks
+  from the end: the statistics pass read the end of x last, so that part is the likeliest to still
+  be in L2; KEEP_IN_L2 marks the statistics pass's loads evict_last and the apply's evict_first.
+The first version merged in the statistics kernel instead, in the program that arrived last at an
+atomic counter, MERGE_R chunks per step. Measured by the harness on the H100 (2026-12-06,
+`tools/h200_suite_bench.sh --kernels` into the results above, defaults), it was correct at every
+shape and held-out shape and took vae-decoder-1x65536x128-g32 to 56.83 us (0.94x torch.compile,
+from 71.04), but the one program's serial merge, two passes of L2 round trips over up to 512 chunks,
+made the small shapes slower than before: 39.97, 49.78 and 26.19 us at the three SD-UNet shapes.
+A third launch costs less than that tail.
+Checked in Triton's interpreter at the operator's CPU shapes (tests/reference_kernels) and, with a
+script, at 25 sampled combinations of the parameters; this version is not yet run on a GPU.
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+PROGRAMS_PER_SM = 8
+TILE_ELEMS = 2048
+MAX_CHUNKS = 512
+MIN_TILES = 8
+MERGE_WARPS = 2
+APPLY_BLOCK = 2048
+APPLY_REVERSE = 1
+KEEP_IN_L2 = 1
+NUM_WARPS = 4
+
+_SM_COUNTS: dict = {}
+
+
+@triton.jit
+def _stats(x_ptr, mean_ptr, m2_ptr, hw, c, cpg, groups, n_chunks, chunk_hw,
+           BLOCK_HW: tl.constexpr, BLOCK_GR: tl.constexpr, BLOCK_CPG: tl.constexpr, EVICT: tl.constexpr):
+    img = tl.program_id(0)
+    chunk = tl.program_id(1)
+    g = tl.arange(0, BLOCK_GR)
+    g_ok = g < groups
+    j = tl.arange(0, BLOCK_CPG)
+    ch = g[:, None] * cpg + j[None, :]                                  # [groups, cpg] channel ids
+    ch_ok = g_ok[:, None] & (j[None, :] < cpg)
+    base = img.to(tl.int64) * hw * c
+    p_start = chunk * chunk_hw
+    p_end = tl.minimum(p_start + chunk_hw, hw)
+    shift = tl.load(x_ptr + base + p_start * c + ch, mask=ch_ok, other=0.0).to(tl.float32)
+    pix = tl.arange(0, BLOCK_HW)
+    s1 = tl.zeros([BLOCK_HW, BLOCK_GR, BLOCK_CPG], dtype=tl.float32)
+    s2 = tl.zeros([BLOCK_HW, BLOCK_GR, BLOCK_CPG], dtype=tl.float32)
+    for p0 in range(p_start, p_end, BLOCK_HW):
+        p = p0 + pix
+        ok = (p[:, None, None] < p_end) & ch_ok[None, :, :]
+        x = tl.load(x_ptr + base + p[:, None, None] * c + ch[None, :, :], mask=ok, other=0.0,
+                    eviction_policy=EVICT).to(tl.float32)
+        d = tl.where(ok, x - shift[None, :, :], 0.0)
+        s1 += d
+        s2 += d * d
+    n_pix = (p_end - p_start).to(tl.float32)
+    c1 = tl.sum(s1, axis=0)                                             # [groups, cpg] per channel
+    c2 = tl.sum(s2, axis=0)
+    m2_ch = tl.where(ch_ok, c2 - c1 * c1 / n_pix, 0.0)                 # channel's centered M2
+    mean_ch = shift + c1 / n_pix
+    mean_g = tl.sum(tl.where(ch_ok, mean_ch, 0.0), axis=1) / cpg.to(tl.float32)  # channels share one count
+    dm = tl.where(ch_ok, mean_ch - mean_g[:, None], 0.0)
+    m2_g = tl.sum(m2_ch, axis=1) + n_pix * tl.sum(dm * dm, axis=1)
+    slot = (img * n_chunks + chunk) * groups + g
+    tl.store(mean_ptr + slot, mean_g, mask=g_ok)
+    tl.store(m2_ptr + slot, m2_g, mask=g_ok)
+
+
+@triton.jit
+def _merge(mean_ptr, m2_ptr, w_ptr, b_ptr, ss_ptr, hw, c, cpg, groups, n_chunks, chunk_hw, eps,
+           BLOCK_K: tl.constexpr, BLOCK_CPG: tl.constexpr):
+    img = tl.program_id(0)
+    g = tl.program_id(1)
+    k = tl.arange(0, BLOCK_K)
+    ok = k < n_chunks
+    offs = (img * n_chunks + k) * groups + g
+    n_i = tl.where(ok, (tl.minimum(chunk_hw, hw - k * chunk_hw) * cpg).to(tl.float32), 0.0)
+    mean_i = tl.load(mean_ptr + offs, mask=ok, other=0.0)
+    m2_i = tl.load(m2_ptr + offs, mask=ok, other=0.0)
+    n = (hw * cpg).to(tl.float32)
+    mean = tl.sum(n_i * mean_i, axis=0) / n
+    dm = mean_i - mean
+    m2 = tl.sum(m2_i + n_i * dm * dm, axis=0)
+    rstd = 1.0 / tl.sqrt(m2 / n + eps)
+    j = tl.arange(0, BLOCK_CPG)
+    ch_ok = j < cpg
+    ch = g * cpg + j
+    w = tl.load(w_ptr + ch, mask=ch_ok, other=0.0).to(tl.float32)
+    b = tl.load(b_ptr + ch, mask=ch_ok, other=0.0).to(tl.float32)
+    scale = w * rstd
+    tl.store(ss_ptr + img * 2 * c + ch, scale, mask=ch_ok)
+    tl.store(ss_ptr + img * 2 * c + c + ch, b - mean * scale, mask=ch_ok)
+
+
+@triton.jit
+def _apply(x_ptr, ss_ptr, y_ptr, per_img, n_blocks, C: tl.constexpr, BLOCK: tl.constexpr, REVERSE: tl.constexpr,
+           EVICT: tl.constexpr):
+    blk = tl.program_id(0)
+    if REVERSE:
+        blk = n_blocks - 1 - blk
+    img = tl.program_id(1)
+    offs = blk * BLOCK + tl.arange(0, BLOCK)
+    ok = offs < per_img
+    ch = offs % C
+    base = img.to(tl.int64) * per_img
+    x = tl.load(x_ptr + base + offs, mask=ok, other=0.0, eviction_policy=EVICT).to(tl.float32)
+    scale = tl.load(ss_ptr + img * 2 * C + ch, mask=ok, other=0.0)
+    shift = tl.load(ss_ptr + img * 2 * C + C + ch, mask=ok, other=0.0)
+    tl.store(y_ptr + base + offs, (x * scale + shift).to(y_ptr.dtype.element_ty), mask=ok)
+
+
+def _sm_count(device: torch.device) -> int:
+    if device.type != "cuda":
+        return 132                                # the interpreter plans as for an H100/H200
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    if index not in _SM_COUNTS:
+        _SM_COUNTS[index] = torch.cuda.get_device_properties(index).multi_processor_count
+    return _SM_COUNTS[index]
+
+
+def _plan(batch: int, hw: int, c: int, groups: int, sms: int) -> tuple[int, int, int, int, int]:
+    """(BLOCK_GR, BLOCK_CPG, BLOCK_HW, chunk pixels, chunks per image)."""
+    block_gr = triton.next_power_of_2(groups)
+    block_cpg = triton.next_power_of_2(c // groups)
+    block_hw = max(1, TILE_ELEMS // (block_gr * block_cpg))
+    want = max(1, min(MAX_CHUNKS, triton.cdiv(PROGRAMS_PER_SM * sms, batch)))
+    # a program's closing reductions cross warps through shared memory: give it MIN_TILES tiles to
+    # amortize them over, though the grid then falls short of the occupancy target
+    want = max(1, min(want, hw // (block_hw * MIN_TILES)))
+    per = triton.cdiv(hw, want)
+    if per < block_hw:                            # slabs shorter than a tile: shorter tiles
+        block_hw = triton.next_power_of_2(per)
+    chunk_hw = triton.cdiv(per, block_hw) * block_hw
+    return block_gr, block_cpg, block_hw, chunk_hw, triton.cdiv(hw, chunk_hw)
+
+
+class ModelNew(torch.nn.Module):
+    def __init__(self, c: int, groups: int):
+        super().__init__()
+        self.groups = groups
+        self.weight = torch.nn.Parameter(torch.empty(c))
+        self.bias = torch.nn.Parameter(torch.empty(c))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x.contiguous()
+        batch, hw, c = x.shape
+        y = torch.empty_like(x)
+        if x.numel() == 0:
+            return y
+        cpg = c // self.groups
+        block_gr, block_cpg, block_hw, chunk_hw, n_chunks = _plan(batch, hw, c, self.groups, _sm_count(x.device))
+        mean = torch.empty((batch, n_chunks, self.groups), dtype=torch.float32, device=x.device)
+        m2 = torch.empty_like(mean)
+        ss = torch.empty((batch, 2, c), dtype=torch.float32, device=x.device)
+        _stats[(batch, n_chunks)](x, mean, m2, hw, c, cpg, self.groups, n_chunks, chunk_hw, BLOCK_HW=block_hw,
+                                  BLOCK_GR=block_gr, BLOCK_CPG=block_cpg, EVICT="evict_last" if KEEP_IN_L2 else "",
+                                  num_warps=NUM_WARPS)
+        _merge[(batch, self.groups)](mean, m2, self.weight, self.bias, ss, hw, c, cpg, self.groups, n_chunks, chunk_hw,
+                                     1e-5, BLOCK_K=triton.next_power_of_2(n_chunks), BLOCK_CPG=block_cpg,
+                                     num_warps=MERGE_WARPS)
+        n_blocks = triton.cdiv(hw * c, APPLY_BLOCK)
+        _apply[(n_blocks, batch)](x, ss, y, hw * c, n_blocks, C=c, BLOCK=APPLY_BLOCK, REVERSE=APPLY_REVERSE,
+                                  EVICT="evict_first" if KEEP_IN_L2 else "", num_warps=NUM_WARPS)
+        return y
