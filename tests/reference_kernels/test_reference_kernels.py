@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import math
 import os
 import re
 from pathlib import Path
@@ -131,6 +132,31 @@ def _bits_equal(a: torch.Tensor, b: torch.Tensor) -> bool:
 
 @pytest.mark.parametrize("kpath,spec,shape,point", list(_cases()))
 def test_kernel_matches_reference(kpath: Path, spec, shape, point: dict):
+    _check_kernel(kpath, spec, shape, point, calls=1)
+
+
+def _stateful_cases():
+    """Kernels that keep device state between calls (an arrival counter the last program resets),
+    at the largest CPU shape, with defaults and with the smallest tiles (more programs, so the
+    counter path runs)."""
+    for kpath in KERNELS:
+        meta = read_kernel_meta(kpath)
+        if "atomic-counter" not in meta.techniques:
+            continue
+        spec = load_op(_op_dirs(meta.op)[0])
+        shape = max(spec.cpu_shapes, key=lambda s: math.prod(v for v in s.params.values() if isinstance(v, int)))
+        for label, point in {"default": meta.defaults(), "smallest": _smallest(meta)}.items():
+            yield pytest.param(kpath, spec, shape, point, id=f"{kpath.relative_to(ROOT)}::{shape.id}::{label}")
+
+
+@pytest.mark.parametrize("kpath,spec,shape,point", list(_stateful_cases()))
+def test_stateful_kernel_matches_on_every_call(kpath: Path, spec, shape, point: dict):
+    """A counter left non-zero makes the next call skip its merge: three calls in a row, fresh
+    inputs each time, must all match the reference."""
+    _check_kernel(kpath, spec, shape, point, calls=3)
+
+
+def _check_kernel(kpath: Path, spec, shape, point: dict, calls: int):
     ref_mod = _import(Path(spec.reference), "ref")
     kern_mod = _import(kpath, "kernel")
     for name, value in point.items():  # the tuner sets parameters the same way: module constants
@@ -142,25 +168,26 @@ def test_kernel_matches_reference(kpath: Path, spec, shape, point: dict):
     new = kern_mod.ModelNew(**init).to(device=SMALL_DEVICE, dtype=torch.float32)
     new.load_state_dict(ref.state_dict(), strict=True)
 
-    torch.manual_seed(SEED + 1)
-    inputs = ref_mod.make_inputs(dtype=torch.float32, device=SMALL_DEVICE, **params)
-    ref_inputs = [t.clone() if isinstance(t, torch.Tensor) else t for t in inputs]
-    new_inputs = [t.clone() if isinstance(t, torch.Tensor) else t for t in inputs]
-    with torch.no_grad():  # the kernel first, so it cannot pick up the reference's freed buffers
-        got = _flatten(new(*new_inputs))
-        want = _flatten(ref(*ref_inputs))
-    assert len(got) == len(want), f"{len(got)} outputs, reference has {len(want)}"
-    for i, (g, w) in enumerate(zip(got, want)):
-        _check_same(g, w, f"output {i}")
+    for call in range(calls):
+        torch.manual_seed(SEED + 1 + call)
+        inputs = ref_mod.make_inputs(dtype=torch.float32, device=SMALL_DEVICE, **params)
+        ref_inputs = [t.clone() if isinstance(t, torch.Tensor) else t for t in inputs]
+        new_inputs = [t.clone() if isinstance(t, torch.Tensor) else t for t in inputs]
+        with torch.no_grad():  # the kernel first, so it cannot pick up the reference's freed buffers
+            got = _flatten(new(*new_inputs))
+            want = _flatten(ref(*ref_inputs))
+        assert len(got) == len(want), f"{len(got)} outputs, reference has {len(want)}"
+        for i, (g, w) in enumerate(zip(got, want)):
+            _check_same(g, w, f"call {call + 1}, output {i}")
 
-    names = list(inspect.signature(ref.forward).parameters)
-    for name, orig, r, n in zip(names, inputs, ref_inputs, new_inputs):
-        if not isinstance(orig, torch.Tensor):
-            continue
-        if name in spec.mutates:
-            _check_same(n, r, f"mutated input {name}")
-        else:
-            assert _bits_equal(n, orig), f"kernel wrote into input {name}"
+        names = list(inspect.signature(ref.forward).parameters)
+        for name, orig, r, n in zip(names, inputs, ref_inputs, new_inputs):
+            if not isinstance(orig, torch.Tensor):
+                continue
+            if name in spec.mutates:
+                _check_same(n, r, f"call {call + 1}, mutated input {name}")
+            else:
+                assert _bits_equal(n, orig), f"call {call + 1}: kernel wrote into input {name}"
 
 
 # --- On a CUDA GPU: every shape, held-out included, in the op's dtype and tolerance -------------
