@@ -80,6 +80,7 @@ def main() -> int:
     ap.add_argument("--below", type=float, default=1.0, help="profile shapes whose best is below this × torch.compile")
     ap.add_argument("--budget-s", type=float, default=400, help="start no new shape after this many seconds")
     args = ap.parse_args()
+    from aka.evaluate.auto_bytes import auto_bytes
     from aka.profile.api import EnvLauncher, compulsory_bytes_of, profile
     from aka.spec.load import load_op
 
@@ -94,7 +95,7 @@ def main() -> int:
         spec, kernel = load_op(args.suite / op), root / "reference_kernels" / op / f"{kname}.py"
         where, row = args.out / op / shape, {"op": op, "shape": shape, "kernel": kname, "x_compile": x,
                                              "compulsory_mb": None}
-        cb = compulsory_bytes_of(spec, shape)
+        cb = compulsory_bytes_of(spec, shape, auto=auto_bytes)
         row["compulsory_mb"] = round(cb / 1e6, 3) if cb else None
         for name, compiled in (("ours", False), ("compile", True)):
             got = profile(spec, kernel, shape, out_dir=where / name, compiled=compiled, launcher=EnvLauncher(),

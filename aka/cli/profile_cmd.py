@@ -46,6 +46,7 @@ def _run_profile(args: list[str], shape: Optional[str], tool: str, reference: bo
     the sandbox and print the
     summary; exit 1 when the candidate failed under the profiler or launched no kernel."""
     from aka.cli.common import handled
+    from aka.evaluate.auto_bytes import auto_bytes
     from aka.evaluate.evaluator import read_candidate
     from aka.profile.api import compulsory_bytes_of, profile
     from aka.spec.load import load_op
@@ -61,7 +62,7 @@ def _run_profile(args: list[str], shape: Optional[str], tool: str, reference: bo
         what = "-eager" if reference else "-compile" if compiled else ""
         target = out or Path(".aka") / "profiles" / f"{stamp}-{spec.name}-{sid}{what}"
         outcome = profile(spec, Path(args[1]), sid, out_dir=target, tool=tool, iters=iters, reference=reference,
-                          compiled=compiled, compulsory_bytes=compulsory_bytes_of(spec, sid))
+                          compiled=compiled, compulsory_bytes=compulsory_bytes_of(spec, sid, auto=auto_bytes))
     report = outcome.report.to_dict() if outcome.report else None
     for w in outcome.warnings:
         typer.echo(f"warning: {w}", err=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Callable
 
 from aka.errors import CandidateError, InputError
 from aka.hardware.nvml import device_info
@@ -94,10 +95,15 @@ def _failure_text(run: runner.ProfileRun, shape_id: str) -> str:
     return f"{head}\n{run.log_tail}".strip()
 
 
-def compulsory_bytes_of(spec: OpSpec, shape_id: str) -> float | None:
-    """The roofline's bytes for one call at a shape, when op.yaml gives them as an expression
-    ('auto' needs the tensors: the harness's roofline has them)."""
-    rl = spec.roofline
-    if rl is None or rl.bytes == "auto":
+def compulsory_bytes_of(spec: OpSpec, shape_id: str,
+                        auto: Callable[[OpSpec, str], float | None] | None = None) -> float | None:
+    """The roofline's bytes for one call at a shape (its own figures where it has them): the
+    expression's value, or for `bytes: auto` what AUTO counts (aka.evaluate.auto_bytes.auto_bytes;
+    profile does not import evaluate), None without AUTO or when it cannot count."""
+    rl = spec.roofline_for(shape_id)
+    if rl is None:
         return None
+    if rl.bytes == "auto":
+        counted = auto(spec, shape_id) if auto is not None else None
+        return None if counted is None else float(counted)
     return float(expr.evaluate(rl.bytes, spec.shape(shape_id).params))

@@ -139,12 +139,36 @@ def test_bad_arguments_raise_before_anything_runs(tmp_path, monkeypatch):
     assert exe.exists() and not (tmp_path / "ran").exists()
 
 
+def never(spec, shape_id):
+    raise AssertionError("an expression needs no count of the tensors")
+
+
 def test_compulsory_bytes_from_an_op_expression():
-    assert api.compulsory_bytes_of(SPEC, "cpu-a") is None      # bytes: auto (the harness computes it)
     from dataclasses import replace
 
     spec = replace(SPEC, roofline=replace(SPEC.roofline, bytes="4 * n_rows * hidden"))
     assert api.compulsory_bytes_of(spec, "cpu-a") == 4 * 4 * 64
+    assert api.compulsory_bytes_of(spec, "cpu-b", auto=never) == 4 * 3 * 100
+
+
+def test_compulsory_bytes_of_a_shape_with_its_own_figures():
+    from dataclasses import replace
+
+    from aka.spec.op import ShapeWork
+
+    spec = replace(SPEC, shape_work={"cpu-a": ShapeWork(flops={}, read_bytes=1000.0, write_bytes=24.0)})
+    assert api.compulsory_bytes_of(spec, "cpu-a", auto=never) == 1024
+    assert api.compulsory_bytes_of(spec, "cpu-b") is None          # bytes: auto, and no way to count it
+
+
+def test_compulsory_bytes_auto_is_what_the_counter_counts():
+    from aka.evaluate.auto_bytes import auto_bytes
+
+    assert api.compulsory_bytes_of(SPEC, "cpu-a") is None
+    assert api.compulsory_bytes_of(SPEC, "cpu-a", auto=lambda spec, sid: None) is None
+    assert api.compulsory_bytes_of(SPEC, "cpu-a", auto=lambda spec, sid: 77) == 77.0
+    n_rows, hidden = 4096, 4096                     # bfloat16 x and its output, and the weight
+    assert api.compulsory_bytes_of(SPEC, "prefill", auto=auto_bytes) == (2 * n_rows * hidden + hidden) * 2
 
 
 def test_driver_argv_names_the_driver_module():

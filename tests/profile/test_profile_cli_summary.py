@@ -8,10 +8,14 @@ import typer
 from typer.testing import CliRunner
 
 from aka.cli.profile_cmd import register
+from aka.profile import api
 from aka.profile.registry import parse_file
 from aka.profile.summary import classify
 from aka.profile.textio import number, simplify_name, to_si
 from aka.spec.profile import KernelProfile, ProfileReport
+from tests.profile.test_api import CAND, RecordingLauncher, fake_tool, prints_page
+
+OP = CAND.parents[1] / "fixtures" / "rmsnorm"
 
 RMS = "direct_ncu_details_full_ncu2025.3.1_H200_generated.csv"
 
@@ -56,6 +60,17 @@ def test_cli_bad_file_exit_2_names_file(fx):
 def test_cli_running_needs_a_valid_op():
     res = CliRunner().invoke(_app(), ["profile", "rmsnorm", "cand.py"])
     assert res.exit_code == 2 and "rmsnorm" in res.stderr and "no such file" in res.stderr
+
+
+def test_cli_profile_of_a_bytes_auto_op_states_traffic_against_its_counted_bytes(tmp_path, monkeypatch, fx):
+    fake_tool(tmp_path, monkeypatch, prints_page(fx(RMS)))
+    monkeypatch.setattr(api, "resolve", lambda launcher, readable: (RecordingLauncher(), []))
+    res = CliRunner().invoke(_app(), ["profile", str(OP), str(CAND), "--shape", "prefill", "--out",
+                                      str(tmp_path / "p"), "--json"])
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.stdout)["report"]       # bfloat16 x, its output and the weight, at 4096 x 4096
+    assert report["compulsory_bytes"] == (2 * 4096 * 4096 + 4096) * 2
+    assert "DRAM traffic 3.64× the compulsory 67.1 MB (244 MB moved)" in report["summary"]
 
 
 @pytest.mark.parametrize("kw,kind", [
