@@ -109,7 +109,9 @@ def test_interleaved_comparison_runs_abba_rounds(evaluator, fixture_op):
     assert [c.shape for c in comps] == [s.id for s in fixture_op.cpu_shapes]  # one per visible cpu shape
     for c in comps:
         assert c.rounds == 2 and c.method == "cpu-interpreter" and c.noise >= 0.01
-        assert c.speedup == pytest.approx(c.incumbent_us / c.candidate_us, rel=0.5)
+        # the speedup is the median of per-round ratios, the times are each side's median: on a
+        # loaded CPU they part by about the measured noise, never by an inverted ratio's factor
+        assert c.speedup == pytest.approx(c.incumbent_us / c.candidate_us, rel=0.5 + 2 * c.noise)
     ph = decision.phases_s                      # where the comparison's time went, per side
     assert {"incumbent:bench", "candidate:bench", "incumbent:judge-spawn", "candidate:batch"} <= set(ph)
     assert 0 < ph["candidate:bench"] < ph["judge-total"]
