@@ -110,7 +110,7 @@ def test_interleaved_comparison_runs_abba_rounds(evaluator, fixture_op):
     for c in comps:
         assert c.rounds == 2 and c.method == "cpu-interpreter" and c.noise >= 0.01
         # the speedup is the median of per-round ratios, the times are each side's median: on a
-        # loaded CPU they part by about the measured noise, never by an inverted ratio's factor
+        # loaded CPU the two can part by about the measured noise (this pair runs at about 1.0x)
         assert c.speedup == pytest.approx(c.incumbent_us / c.candidate_us, rel=0.5 + 2 * c.noise)
     ph = decision.phases_s                      # where the comparison's time went, per side
     assert {"incumbent:bench", "candidate:bench", "incumbent:judge-spawn", "candidate:batch"} <= set(ph)
