@@ -48,7 +48,7 @@ of 128 pixels per channel and leaves the groups to two small merge kernels.
   shift[offset % c], with c a compile-time constant.
 
 Checked in Triton's interpreter at the operator's CPU shapes (tests/reference_kernels), and by a
-script at sampled parameter combinations, eight shapes, two calls each. Not yet run on a GPU, so
+script at 25 sampled parameter combinations, eight shapes, two calls each. Not yet run on a GPU, so
 there are no figures.
 """
 
