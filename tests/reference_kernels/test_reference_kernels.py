@@ -45,7 +45,10 @@ def _import(path: Path, tag: str):
     return module
 
 
-def _cases():
+def _cases(stateful_only: bool = False):
+    """(kernel, op spec, cpu shape, parameter point) for every kernel at its defaults and at its
+    smallest tiles. STATEFUL_ONLY: only kernels that keep device state between calls (an arrival
+    counter the last program resets), at their largest CPU shape, where most programs run."""
     for kpath in KERNELS:
         rel = str(kpath.relative_to(ROOT))
         try:
@@ -55,12 +58,17 @@ def _cases():
         dirs = _op_dirs(meta.op)
         if not dirs:  # reported by test_front_matter
             continue
+        if stateful_only and "atomic-counter" not in meta.techniques:
+            continue
         spec = load_op(dirs[0])
         marks = []
         if "gpu" in meta.requires and not HAS_CUDA:
             marks.append(pytest.mark.skip(reason=f"requires gpu: {meta.requires_reason}"))
         points = {"default": meta.defaults(), "smallest": _smallest(meta)}
-        for shape in spec.cpu_shapes:
+        shapes = spec.cpu_shapes
+        if stateful_only:
+            shapes = [max(shapes, key=lambda s: math.prod(v for v in s.params.values() if isinstance(v, int)))]
+        for shape in shapes:
             for label, point in points.items():
                 if label == "smallest" and point == points["default"]:
                     continue
@@ -135,21 +143,7 @@ def test_kernel_matches_reference(kpath: Path, spec, shape, point: dict):
     _check_kernel(kpath, spec, shape, point, calls=1)
 
 
-def _stateful_cases():
-    """Kernels that keep device state between calls (an arrival counter the last program resets),
-    at the largest CPU shape, with defaults and with the smallest tiles (more programs, so the
-    counter path runs)."""
-    for kpath in KERNELS:
-        meta = read_kernel_meta(kpath)
-        if "atomic-counter" not in meta.techniques:
-            continue
-        spec = load_op(_op_dirs(meta.op)[0])
-        shape = max(spec.cpu_shapes, key=lambda s: math.prod(v for v in s.params.values() if isinstance(v, int)))
-        for label, point in {"default": meta.defaults(), "smallest": _smallest(meta)}.items():
-            yield pytest.param(kpath, spec, shape, point, id=f"{kpath.relative_to(ROOT)}::{shape.id}::{label}")
-
-
-@pytest.mark.parametrize("kpath,spec,shape,point", list(_stateful_cases()))
+@pytest.mark.parametrize("kpath,spec,shape,point", list(_cases(stateful_only=True)))
 def test_stateful_kernel_matches_on_every_call(kpath: Path, spec, shape, point: dict):
     """A counter left non-zero makes the next call skip its merge: three calls in a row, fresh
     inputs each time, must all match the reference."""
