@@ -89,7 +89,7 @@ run each time). All versions were correct at every shape and held-out shape.
   | without MIN_TILES | 31.07 | 36.48 | 49.79 |
 
 So this kernel beats torch.compile at the VAE shape (1.08x here, 1.10x in the suite run) and still
-loses at 2x4096x320 and 2x1024x640 (about 0.77x), where pixel_slab_all_groups and
+loses at 2x4096x320 and 2x1024x640 (0.80x and 0.76x), where pixel_slab_all_groups and
 split_hw_chan_merge stay the faster kernels.
 
 The next thing to try: a [pixels, channels] tile with one lane per channel, folded into groups once
