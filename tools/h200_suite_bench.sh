@@ -10,7 +10,7 @@
 #                                  [--interleave] [--jobs N] SUITE...
 #
 #   --budget-s S   wall budget of this script (default 540): no operator starts after S-120 s, and
-#                  whatever still runs at S is stopped (its operator is lost; finished ones are kept)
+#                  whatever still runs at S is stopped (its finished kernels are kept, the operator marked partial, and --from continues it)
 #   --from DIR     earlier calls' results (DIR/<suite>.json, carried into the working tree): the
 #                  suite continues where they stopped
 #   --ops A,B      only these operators (in every suite that has them)

@@ -16,8 +16,10 @@ afterwards with --match-baselines, which times only the missing pairs. A baselin
 a CUDA graph (it synchronizes: a boolean mask, torch.nonzero) falls back to events; the kernel is then
 timed again with events at that shape and set against it that way (marked ‡).
 
-Results accumulate in --out, one operator at a time, so a run cut short by a time limit resumes
-where it stopped; --stop-after-s starts no new operator after that many seconds. --jobs N measures
+Results accumulate in --out after every kernel (the file replaced whole, never half-written), so a
+run cut short by a time limit resumes where it stopped: an operator stopped part-way is kept as
+partial, its finished kernels and baselines with it, and the next run measures only its other
+kernels; --stop-after-s starts no new operator after that many seconds. --jobs N measures
 N operators at once, each through its own worker pool, every evaluation holding one GPU lock: the
 judge times under it exclusively, so timings take turns while compiles and correctness checks
 overlap (whole operators only).
@@ -258,14 +260,15 @@ def bench_interleaved(ev: Any, spec: Any, kernel: Path, timeout_s: float, forced
 
 
 def bench_op(ev: Any, op_dir: Path, kernels: list[Path], timeout_s: float = 900, entry: dict | None = None,
-             method: str | None = None, interleave: bool = False) -> dict:
+             method: str | None = None, interleave: bool = False, on_kernel: Any = None) -> dict:
     """Evaluate every kernel of one operator, each against baselines timed its way at every shape:
     the first kernel's evaluation times them; later kernels time only (shape, method) pairs not
     timed yet. ENTRY: an operator measured before, whose baselines the kernels join (added or
     changed kernels replace theirs, the others stay). METHOD ('graph' or 'events'): every kernel
     timed that way at every shape instead of by the harness's rule (its baselines with it; a
     call that cannot be captured in a graph falls back to events and says so). INTERLEAVE: every
-    kernel times its own baselines, interleaved with it (`bench_interleaved`), none are shared."""
+    kernel times its own baselines, interleaved with it (`bench_interleaved`), none are shared.
+    ON_KERNEL(entry): called after each kernel with the entry so far (a checkpoint)."""
     from aka.evaluate.evaluator import EvalOptions
     from aka.spec.load import load_op
 
@@ -280,6 +283,7 @@ def bench_op(ev: Any, op_dir: Path, kernels: list[Path], timeout_s: float = 900,
             entry["device"] = res.get("device", {})
             production_of(entry, spec, op_dir, res)
             print(f"{op_dir.name}/{k.stem}: {res['status']} ({res.get('wall_s', 0):.1f} s, interleaved)", flush=True)
+            _checkpoint(entry, table, on_kernel)
             continue
         first = not table.data
         opts = EvalOptions(baselines=None if first else (), timeout_s=timeout_s, methods=forced)
@@ -306,9 +310,45 @@ def bench_op(ev: Any, op_dir: Path, kernels: list[Path], timeout_s: float = 900,
                 entry.setdefault("baseline_failures", []).append(failed)
         entry["kernels"][k.stem] = kentry
         print(f"{op_dir.name}/{k.stem}: {res['status']} ({res.get('wall_s', 0):.1f} s)", flush=True)
+        _checkpoint(entry, table, on_kernel)
     entry["baselines_by_method"] = table.data
     entry["wall_s"] = round(entry.get("wall_s", 0.0) + time.monotonic() - start, 1)
     return entry
+
+
+def _checkpoint(entry: dict, table: BaselineTable, on_kernel: Any) -> None:
+    if on_kernel is not None:
+        entry["baselines_by_method"] = table.data
+        on_kernel(entry)
+
+
+PARTIAL = "partial"
+"""An operator entry's flag: a run stopped while measuring it; its kernels so far are kept."""
+
+
+def is_partial(data: dict, op: str) -> bool:
+    return bool(data["ops"].get(op, {}).get(PARTIAL))
+
+
+def resume_point(data: dict, op: str, files: list[Path], redo: bool = False) -> tuple[list[Path], dict | None]:
+    """The kernel files of OP still to measure and the entry they join: all of them and a fresh
+    entry, unless a stopped run left OP partial (then its other kernels, joining its entry)."""
+    if redo or not is_partial(data, op):
+        return files, None
+    entry = {k: v for k, v in data["ops"][op].items() if k not in (PARTIAL, "measured_at", "label")}
+    return [f for f in files if f.stem not in entry["kernels"]], entry
+
+
+def _stored(entry: dict, label: str, partial: bool = False) -> dict:
+    return entry | {"measured_at": _stamp(), "label": label} | ({PARTIAL: True} if partial else {})
+
+
+def save_json(path: Path, data: dict) -> None:
+    """Replace PATH whole (a temporary beside it, then a rename): a run killed mid-save leaves the
+    previous file, never a truncated one."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=1))
+    os.replace(tmp, path)
 
 
 def rematch(ev: Any, suite: Path, data: dict, ops: set[str], save: Any = lambda: None,
@@ -422,14 +462,16 @@ class SharedGpu:
 
 def measure(ev: Any, kernels: dict[str, list[Path]], suite: Path, data: dict, wanted: set[str], save: Any,
             args: argparse.Namespace, beside: tuple = ()) -> None:
-    """Bench each operator not measured yet (or named with --redo), saving after each one; the
-    next operator's kernels compile ahead meanwhile (`Ahead`). With evaluators BESIDE the first
-    (`--jobs`, each a `SharedGpu`), that many operators are measured at once, one per evaluator."""
+    """Bench each operator not measured yet, left partial, or named with --redo, saving after each
+    kernel; the next operator's kernels compile ahead meanwhile (`Ahead`). With evaluators BESIDE the
+    first (`--jobs`, each a `SharedGpu`), that many operators are measured at once, one per evaluator."""
     start = time.monotonic()
+    redo = lambda op: bool(args.redo and op in wanted)  # noqa: E731
     todo = [(op, files) for op, files in kernels.items()
-            if files and (not wanted or op in wanted) and not (op in data["ops"] and not (args.redo and op in wanted))]
+            if files and (not wanted or op in wanted)
+            and (op not in data["ops"] or is_partial(data, op) or redo(op))]
     if beside:
-        return _measure_jobs([ev, *beside], todo, suite, data, save, args, start)
+        return _measure_jobs([ev, *beside], todo, suite, data, save, args, start, redo)
     ahead = Ahead(ev, suite, enabled=getattr(args, "warm", True))
     try:
         for i, (op, files) in enumerate(todo):
@@ -437,17 +479,21 @@ def measure(ev: Any, kernels: dict[str, list[Path]], suite: Path, data: dict, wa
                 print(f"stopping before {op}: --stop-after-s {args.stop_after_s:g} reached", flush=True)
                 break
             ahead.start(todo[i:i + 2])
-            data["ops"][op] = bench_op(ev, suite / op, files, **timed_as(args))
+            rest, entry = resume_point(data, op, files, redo(op))
+
+            def keep(e: dict, op: str = op) -> None:
+                data["ops"][op] = _stored(e, args.label, partial=True)
+                save()
+            data["ops"][op] = _stored(bench_op(ev, suite / op, rest, entry=entry, on_kernel=keep, **timed_as(args)),
+                                      args.label)
             ahead.done(op)
-            data["ops"][op]["measured_at"] = _stamp()
-            data["ops"][op]["label"] = args.label
             save()
     finally:
         ahead.close()
 
 
 def _measure_jobs(evs: list, todo: list, suite: Path, data: dict, save: Any, args: argparse.Namespace,
-                  start: float) -> None:
+                  start: float, redo: Any) -> None:
     """`measure` with one thread per evaluator, each taking the next operator in turn; results and
     saves under one lock, in the order operators finish."""
     guard = threading.Lock()
@@ -466,11 +512,17 @@ def _measure_jobs(evs: list, todo: list, suite: Path, data: dict, save: Any, arg
                         queue.clear()
                         return
                     op, files = queue.pop(0)
+                    rest, entry = resume_point(data, op, files, redo(op))
                 ahead.start([(op, files)])
-                entry = bench_op(ev, suite / op, files, **timed_as(args))
+
+                def keep(e: dict, op: str = op) -> None:
+                    with guard:
+                        data["ops"][op] = _stored(e, args.label, partial=True)
+                        save()
+                entry = bench_op(ev, suite / op, rest, entry=entry, on_kernel=keep, **timed_as(args))
                 ahead.done(op)
                 with guard:
-                    data["ops"][op] = entry | {"measured_at": _stamp(), "label": args.label}
+                    data["ops"][op] = _stored(entry, args.label)
                     save()
         except BaseException as exc:  # noqa: BLE001 - raised again on the main thread
             with guard:
@@ -532,6 +584,11 @@ def _geomean(xs: list[float]) -> float | None:
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
 
 
+def _name(op: str, entry: dict) -> str:
+    """The operator's name in a table, marked when a stopped run measured only some of its kernels."""
+    return f"{op} (partial: {len(entry['kernels'])} kernels)" if entry.get(PARTIAL) else op
+
+
 def summary(ops: dict) -> list[dict]:
     """Per operator: its best kernel (lowest geometric-mean time over the shapes) and that kernel's
     speedups, each a geometric mean over the shapes where baseline and kernel were timed the same
@@ -539,7 +596,8 @@ def summary(ops: dict) -> list[dict]:
     out = []
     for op, entry in sorted(ops.items()):
         accepted = {name: k for name, k in entry["kernels"].items() if k["status"] == "accepted" and k["rows"]}
-        row = {"op": op, "kernel": None, "accepted": f"{len(accepted)}/{len(entry['kernels'])}"}
+        row = {"op": op, "label": _name(op, entry), "kernel": None,
+               "accepted": f"{len(accepted)}/{len(entry['kernels'])}"}
         if accepted:
             name = min(accepted, key=lambda n: _geomean([r["us"] for r in accepted[n]["rows"]]) or math.inf)
             rows = accepted[name]["rows"]
@@ -575,7 +633,8 @@ def per_shape(ops: dict, target: float = 1.0) -> list[dict]:
             continue
         like = {sid: r["x_compile"] for sid, r in best.items() if r.get("x_compile") and _mixed(r, "compile") != MIXED}
         below = sorted(sid for sid, x in like.items() if x < target)
-        out.append({"op": op, "shapes": len(best), "matched": len(like), "x_compile": _geomean(list(like.values())),
+        out.append({"op": op, "label": _name(op, entry), "shapes": len(best), "matched": len(like),
+                    "x_compile": _geomean(list(like.values())),
                     "reached": len(like) - len(below), "below": below,
                     "kernels": sorted({best[sid]["kernel"] for sid in best})})
     return out
@@ -587,7 +646,7 @@ def per_shape_markdown(ops: dict) -> str:
     lines = ["| op | fastest kernel per shape × torch.compile (geomean, matched shapes) | shapes ≥ 1.0× | "
              "shapes below 1.0× | kernels used |", "|---|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r['op']} | {_fmt(r['x_compile'])} ({r['matched']}/{r['shapes']}) | {r['reached']}/{r['matched']} | "
+        lines.append(f"| {r['label']} | {_fmt(r['x_compile'])} ({r['matched']}/{r['shapes']}) | {r['reached']}/{r['matched']} | "
                      f"{', '.join(r['below']) or '—'} | {', '.join(r['kernels'])} |")
     suite = _geomean([r["x_compile"] for r in rows if r["x_compile"]])
     lines.append(f"\nSuite: geometric mean over {sum(1 for r in rows if r['x_compile'])} operators of the per-shape best "
@@ -616,11 +675,11 @@ def markdown(data: dict) -> str:
              "|---|---|---|---|---|" + ("---|" if prod else "") + "---|"]
     for s in summary(ops):
         if s["kernel"] is None:
-            lines.append(f"| {s['op']} | {s['accepted']} | — | — | — |" + (" — |" if prod else "") + " — |")
+            lines.append(f"| {s['label']} | {s['accepted']} | — | — | — |" + (" — |" if prod else "") + " — |")
         else:
             cells = [f"{_fmt(s[f'x_{b}'])} ({s[f'like_{b}']}/{s['shapes']})" if s[f"like_{b}"] or b != "production"
                      else "—" for b in ("eager", "compile", "production")[: 3 if prod else 2]]
-            lines.append(f"| {s['op']} | {s['accepted']} | {s['kernel']} | " + " | ".join(cells) + " | "
+            lines.append(f"| {s['label']} | {s['accepted']} | {s['kernel']} | " + " | ".join(cells) + " | "
                          f"{_sol_range(s['sol_min'], s['sol_max'])} |")
     extra = (" production µs |", " × production |") if prod else ("", "")
     lines += ["", "| op | kernel | shape | µs | method | eager µs | compile µs |" + extra[0] + " × eager | × compile |"
@@ -734,7 +793,7 @@ def main() -> int:
                  "not with --match-baselines or --kernels")
     data["interleave"], data["timing_rule"] = args.interleave, TIMING_RULE
     wanted = set(filter(None, args.ops.split(",")))
-    save = lambda: args.out.write_text(json.dumps(data, indent=1))  # noqa: E731
+    save = lambda: save_json(args.out, data)  # noqa: E731
     with ExitStack() as stack:
         pools = [stack.enter_context(WorkerPool("cuda")) for _ in range(args.jobs)]
         ev = Evaluator(pools[0])
@@ -751,7 +810,8 @@ def main() -> int:
                 print(f"not kernels of {args.suite}: {', '.join(unknown)}", flush=True)
         else:
             measure(ev, kernels_by_op(args.suite, root), args.suite, data, wanted, save, args, beside)
-    left = [op for op in kernels_by_op(args.suite, root) if (not wanted or op in wanted) and op not in data["ops"]]
+    left = [op for op in kernels_by_op(args.suite, root)
+            if (not wanted or op in wanted) and (op not in data["ops"] or is_partial(data, op))]
     if args.markdown:
         args.markdown.write_text(markdown(data))
     print(markdown(data))

@@ -76,7 +76,7 @@ def test_a_graphed_kernel_against_an_events_baseline_is_marked_and_left_out_of_t
 def test_an_operator_with_no_accepted_kernel_has_no_best(sb):
     bad = sb.kernel_entry(_result("wrong", [], ["wrong-output"]), "bad", BASE)
     [s] = sb.summary({"op": {"kernels": {"bad": bad}}})
-    assert s == {"op": "op", "kernel": None, "accepted": "0/1"}
+    assert s == {"op": "op", "label": "op", "kernel": None, "accepted": "0/1"}
 
 
 def test_render_reads_a_results_file_and_rejects_another_format(sb, tmp_path):
@@ -536,3 +536,60 @@ def test_jobs_take_whole_operators_only(tmp_path):
                             str(tmp_path / "o.json"), *extra], capture_output=True, text=True, cwd=ROOT,
                            env={**os.environ, "PYTHONPATH": str(ROOT)})
         assert r.returncode == 2 and "--jobs" in r.stderr, r.stderr
+
+
+def test_a_run_stopped_mid_operator_keeps_its_kernels_and_the_next_run_measures_only_the_rest(sb, tmp_path):
+    """Every kernel is checkpointed: a run killed after an operator's first kernel leaves the
+    operator partial (its kernel and baselines kept, on disk), the table says so, and the next run
+    measures only the other kernels, joining the entry the first run left."""
+    import types
+
+    suite = ROOT / "suites" / "llm-inference"
+    files = sb.kernels_by_op(suite, ROOT)["rmsnorm"][:3]
+    assert len(files) == 3
+    out = tmp_path / "llm-inference.json"
+    data = {"format": sb.FORMAT, "ops": {}}
+    save = lambda: sb.save_json(out, data)  # noqa: E731
+    calls = []
+
+    def killed_after_one(ev, op_dir, kernels, entry=None, on_kernel=None, **kw):
+        calls.append(([k.stem for k in kernels], entry))
+        e = {"kernels": {kernels[0].stem: {"status": "accepted", "rows": []}}, "baselines": {"s1": {"eager": 2.0}}}
+        on_kernel(e)
+        raise KeyboardInterrupt  # the budget's kill, mid-operator
+
+    args = types.SimpleNamespace(redo=False, stop_after_s=float("inf"), label="first", warm=False)
+    sb_bench, sb.bench_op = sb.bench_op, killed_after_one
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            sb.measure(None, {"rmsnorm": files}, suite, data, set(), save, args)
+        kept = sb.load(out)
+        assert sb.is_partial(kept, "rmsnorm") and list(kept["ops"]["rmsnorm"]["kernels"]) == [files[0].stem]
+        assert "rmsnorm (partial: 1 kernels)" in sb.markdown(kept)
+        assert [p.name for p in tmp_path.iterdir()] == ["llm-inference.json"]  # no temporary left behind
+
+        def finishes(ev, op_dir, kernels, entry=None, on_kernel=None, **kw):
+            calls.append(([k.stem for k in kernels], entry))
+            for k in kernels:
+                entry["kernels"][k.stem] = {"status": "accepted", "rows": []}
+                on_kernel(entry)
+            return entry
+        sb.bench_op = finishes
+        sb.measure(None, {"rmsnorm": files}, suite, kept, set(), lambda: sb.save_json(out, kept),
+                   types.SimpleNamespace(**{**vars(args), "label": "second"}))
+    finally:
+        sb.bench_op = sb_bench
+    assert calls[0] == ([f.stem for f in files], None)
+    resumed, joined = calls[1]
+    assert resumed == [f.stem for f in files[1:]] and joined["baselines"] == {"s1": {"eager": 2.0}}
+    done = sb.load(out)["ops"]["rmsnorm"]
+    assert not done.get("partial") and list(done["kernels"]) == [f.stem for f in files] and done["label"] == "second"
+    assert "partial" not in sb.markdown(sb.load(out))
+
+
+def test_redo_measures_a_partial_operator_from_the_start(sb):
+    data = {"ops": {"rmsnorm": {"kernels": {"a": {}}, "partial": True}}}
+    files = [Path("a.py"), Path("b.py")]
+    assert sb.resume_point(data, "rmsnorm", files) == ([Path("b.py")], {"kernels": {"a": {}}})
+    assert sb.resume_point(data, "rmsnorm", files, redo=True) == (files, None)
+    assert sb.resume_point({"ops": {}}, "rmsnorm", files) == (files, None)
