@@ -274,6 +274,7 @@ def bench_op(ev: Any, op_dir: Path, kernels: list[Path], timeout_s: float = 900,
 
     spec = load_op(op_dir)
     entry = entry if entry is not None else {"kernels": {}, "baselines": {}}
+    entry |= {"library": spec.library, "phases": {s.id: s.phase for s in spec.shapes}}
     table = BaselineTable(entry.get("baselines_by_method"))
     start = time.monotonic()
     forced = {s.id: method for s in spec.shapes} if method else {}
@@ -640,6 +641,59 @@ def per_shape(ops: dict, target: float = 1.0) -> list[dict]:
     return out
 
 
+def _bar_facts(op: str, entry: dict) -> tuple[str, dict[str, str]]:
+    """An operator's library (op.yaml `library:`) and each shape's phase: as recorded with its
+    results, else (results from before they were) from its op.yaml in this repository's suites."""
+    if "phases" in entry:
+        return entry.get("library", ""), entry["phases"]
+    from aka.spec.load import load_op  # no torch
+
+    found = sorted(Path(__file__).resolve().parents[1].glob(f"suites/*/{op}/op.yaml"))
+    if not found:
+        return "", {}
+    spec = load_op(found[0])
+    return spec.library, {s.id: s.phase for s in spec.shapes}
+
+
+def targets(ops: dict) -> list[dict]:
+    """Per operator, the fastest kernel at each shape against its bar (issue 14): torch.compile at
+    1.0x or more; or, where the reference is one library call (op.yaml `library:`), that library
+    (the production baseline where timed, else eager) above 1.0x at decode shapes and at 0.95x or
+    more at the others. Shapes whose baseline was timed another way are counted apart."""
+    out = []
+    for op, entry in sorted(ops.items()):
+        best = fastest_rows(entry)
+        if not best:
+            continue
+        library, phases = _bar_facts(op, entry)
+        base = ("production" if any(r.get("x_production") for r in best.values()) else "eager") if library else "compile"
+        missed, matched = [], 0
+        for sid, r in sorted(best.items()):
+            x = r.get(f"x_{base}")
+            if x is None or _mixed(r, base) == MIXED:
+                continue
+            matched += 1
+            decode = phases.get(sid) == "decode"
+            if not ((x > 1.0 if decode else x >= 0.95) if library else x >= 1.0):
+                missed.append(f"{sid} {_fmt(x, 3)}×")
+        bar = (f"{base} ({library}): > 1.0× decode, ≥ 0.95× others" if library else "torch.compile: ≥ 1.0×")
+        out.append({"op": op, "label": _name(op, entry), "bar": bar, "matched": matched, "shapes": len(best),
+                    "met": matched - len(missed), "missed": missed})
+    return out
+
+
+def targets_markdown(ops: dict) -> str:
+    """The bar table: every operator against its bar at each shape, and how many meet it everywhere."""
+    rows = targets(ops)
+    lines = ["| op | bar | shapes at the bar | shapes below it |", "|---|---|---|---|"]
+    for r in rows:
+        seen = f"{r['met']}/{r['matched']}" + ("" if r["matched"] == r["shapes"] else f" (of {r['shapes']} shapes)")
+        lines.append(f"| {r['label']} | {r['bar']} | {seen} | {', '.join(r['missed']) or '—'} |")
+    ok = sum(1 for r in rows if r["matched"] and not r["missed"])
+    lines.append(f"\nOperators at their bar at every matched shape: {ok} of {len(rows)}.")
+    return "\n".join(lines) + "\n"
+
+
 def per_shape_markdown(ops: dict) -> str:
     """The per-shape-best table and the suite's geometric mean over operators."""
     rows = per_shape(ops)
@@ -731,7 +785,8 @@ def main() -> int:
                     help="comma-separated op/kernel names: measure only these (new or changed) kernels into the "
                          "operators --out already holds, against the baselines timed there")
     ap.add_argument("--per-shape", action="store_true",
-                    help="with --render: also the table of the fastest kernel at each shape against torch.compile")
+                    help="with --render: also the table of the fastest kernel at each shape against torch.compile, "
+                         "and every operator against its bar (torch.compile, or its library: op.yaml `library:`)")
     ap.add_argument("--match-baselines", action="store_true",
                     help="measure no kernel: time the baselines the rows of --out lack for their own timing "
                          "method (results from before every kernel got its own) and set each row against them")
@@ -752,7 +807,8 @@ def main() -> int:
     args = ap.parse_args()
     if args.render:
         data = load(args.render)
-        print(markdown(data) + ("\n" + per_shape_markdown(data["ops"]) if args.per_shape else ""), end="")
+        print(markdown(data) + ("\n" + per_shape_markdown(data["ops"]) + "\n" + targets_markdown(data["ops"])
+                                if args.per_shape else ""), end="")
         return 0
     if args.suite is None or args.out is None:
         ap.error("a suite and --out are needed to measure")

@@ -22,7 +22,7 @@ REQUIRED = ("name", "reference", "dtype", "shapes")
 OPTIONAL = (
     "description", "category", "held_out_shapes", "cpu_shapes", "cpu_held_out_shapes",
     "tolerance", "roofline",
-    "mutates", "backend", "baselines", "production",
+    "mutates", "backend", "baselines", "production", "library",
 )
 SHAPE_KEYS = {"id", "params", "weight", "phase"}
 BACKENDS = ("triton", "cuda")
@@ -97,6 +97,7 @@ def _from_mapping(p: Path, data: dict[str, Any]) -> OpSpec:
         backend=_choice(f, "backend", data.get("backend", "triton"), BACKENDS),
         baselines=_baselines(f, data.get("baselines"), production),
         production=production,
+        library=_str(f, "library", data["library"]) if "library" in data else "",
     )
     return spec
 

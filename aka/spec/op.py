@@ -133,6 +133,10 @@ class OpSpec:
     """Baselines timed beside a candidate: 'eager', 'torch.compile', 'production'."""
     production: Production | None = None
     """The operator's production baseline, when it names one."""
+    library: str = ""
+    """The library the reference is a single call into (cuBLAS GEMM, cuDNN convolution, ...), or
+    "": then a kernel's bar is that library's time (the production baseline where named, else
+    eager), not torch.compile's."""
     kernelbench: bool = False
     """The reference is a KernelBench problem (get_inputs / get_init_inputs, one shape)."""
     form: Form = "op.yaml"

@@ -145,3 +145,15 @@ def test_production_entry_loads_and_joins_the_baselines(tmp_path):
     assert type(spec).from_dict(spec.to_dict()) == spec
     write(tmp_path, GOOD + "baselines: [eager]\nproduction: {file: prod.py, library: x}\n")
     assert load_op(tmp_path).baselines == ("eager",)          # named, but not timed
+
+
+def test_library_names_the_single_call_the_reference_makes(tmp_path):
+    write(tmp_path, GOOD + "library: cuBLAS GEMM via torch.matmul\n")
+    spec = load_op(tmp_path)
+    assert spec.library == "cuBLAS GEMM via torch.matmul" and type(spec).from_dict(spec.to_dict()) == spec
+    assert load_op(write(tmp_path, GOOD)).library == ""
+    for bad in ("library: 3\n", "library: ''\n", "library: [cuBLAS]\n"):
+        write(tmp_path, GOOD + bad)
+        with pytest.raises(SpecError) as err:
+            load_op(tmp_path)
+        assert err.value.field == "library" and err.value.exit_code == 2

@@ -593,3 +593,37 @@ def test_redo_measures_a_partial_operator_from_the_start(sb):
     assert sb.resume_point(data, "rmsnorm", files) == ([Path("b.py")], {"kernels": {"a": {}}})
     assert sb.resume_point(data, "rmsnorm", files, redo=True) == (files, None)
     assert sb.resume_point({"ops": {}}, "rmsnorm", files) == (files, None)
+
+
+def _row(sid, us, **x):
+    row = {"shape": sid, "us": us, "method": "events", "kernel": "k"}
+    for b in ("eager", "compile", "production"):
+        row |= {f"{b}_us": None, f"{b}_method": "events", f"x_{b}": x.get(b)}
+    return row
+
+
+def test_each_operator_is_held_to_its_bar_compile_or_the_library_by_phase(sb):
+    """torch.compile at 1.0x for an operator without `library:`; with it, the production baseline
+    where timed (else eager) above 1.0x at decode shapes and at 0.95x or more elsewhere."""
+    ops = {
+        "plain": {"kernels": {"k": {"status": "accepted", "rows": [_row("p", 1.0, compile=0.999), _row("d", 1.0, compile=1.2)]}},
+                  "library": "", "phases": {"p": "prefill", "d": "decode"}},
+        "gemm": {"kernels": {"k": {"status": "accepted", "rows": [_row("p", 1.0, eager=0.96, compile=0.5),
+                                                                     _row("d", 1.0, eager=1.0, compile=2.0)]}},
+                 "library": "cuBLAS", "phases": {"p": "prefill", "d": "decode"}},
+        "conv": {"kernels": {"k": {"status": "accepted", "rows": [_row("p", 1.0, eager=0.5, production=0.95)]}},
+                 "library": "cuDNN", "phases": {"p": "any"}},
+    }
+    got = {r["op"]: r for r in sb.targets(ops)}
+    assert got["plain"]["missed"] == ["p 0.999×"] and got["plain"]["bar"].startswith("torch.compile")
+    assert got["gemm"]["missed"] == ["d 1.000×"] and got["gemm"]["bar"].startswith("eager (cuBLAS)")
+    assert got["conv"]["missed"] == [] and got["conv"]["bar"].startswith("production (cuDNN)")
+    assert "Operators at their bar at every matched shape: 1 of 3." in sb.targets_markdown(ops)
+
+
+def test_results_from_before_the_bar_take_library_and_phases_from_the_op_yaml(sb):
+    """An entry without recorded phases (older results) is held to the bar its op.yaml sets now."""
+    entry = {"kernels": {"k": {"status": "accepted", "rows": [_row("skinny-64x8192x8192", 1.0, eager=0.99),
+                                                              _row("square-4096", 1.0, eager=0.96)]}}}
+    [r] = sb.targets({"matmul_bf16": entry})
+    assert "cuBLAS" in r["bar"] and r["missed"] == ["skinny-64x8192x8192 0.990×"]   # a decode shape: > 1.0 needed
