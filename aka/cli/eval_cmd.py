@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import typer
 
@@ -27,6 +28,8 @@ def eval_command(
     baseline: Optional[List[str]] = typer.Option(None, "--baseline", help="Baselines to time: eager, torch.compile, production (default: the spec's)."),
     reps: int = typer.Option(100, min=50, help="Timed repetitions per measurement (at least 50)."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON document instead of tables."),
+    param: Optional[List[str]] = typer.Option(None, "--param", help="NAME=VALUE: set a module-level constant of the "
+                                               "candidate before it runs (a parameter point; repeat for several)."),
 ) -> None:
     """Evaluate CANDIDATE against OP: exit 0 when accepted, 1 when rejected."""
     from aka.evaluate.evaluator import EvalOptions, Evaluator, detect_device
@@ -45,10 +48,50 @@ def eval_command(
                                          "(op.yaml production:)")
         options = EvalOptions(shapes=tuple(shape or ()), trials=trials, seed=seed, timeout_s=timeout,
                               time=not no_time, baselines=tuple(baseline) if baseline else None, reps=reps)
-        with WorkerPool(detect_device(device)) as pool:
-            result = Evaluator(pool).evaluate(spec, candidate, options)
+        with tempfile.TemporaryDirectory(prefix="aka-eval-") as tmp, WorkerPool(detect_device(device)) as pool:
+            point = parse_params(param or [])
+            run = with_params(candidate, point, Path(tmp)) if point else candidate
+            result = Evaluator(pool).evaluate(spec, run, options)
+            if point:
+                result.notes.append("parameter point " + ", ".join(f"{k}={v!r}" for k, v in point.items())
+                                    + f" applied to {candidate}")
     if json_out:
         print_json(result.to_dict())
     else:
         render_eval(result)
     raise typer.Exit(0 if result.accepted else 1)
+
+
+def parse_params(items: list[str]) -> dict[str, Any]:
+    """`--param NAME=VALUE` items as a parameter point: VALUE an int, a float, true/false, else a string."""
+    point: dict[str, Any] = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        name = name.strip()
+        if not sep or not name.isidentifier():
+            raise typer.BadParameter(f"--param {item!r}: expected NAME=VALUE with NAME a Python identifier")
+        point[name] = _value(text.strip())
+    return point
+
+
+def _value(text: str) -> Any:
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def with_params(candidate: Path, point: dict[str, Any], folder: Path) -> Path:
+    """The candidate's source with the parameter point applied, written under FOLDER by its own name
+    (an unknown constant is a CandidateError naming it: exit 2, nothing run)."""
+    from aka.evaluate.evaluator import read_candidate
+    from aka.spec.candidate import apply_params
+
+    source, _ = read_candidate(candidate)
+    out = folder / Path(candidate).name
+    out.write_text(apply_params(source, point, str(candidate)))
+    return out

@@ -57,3 +57,31 @@ def test_doctor_reports_and_calibrate_needs_a_gpu():
     assert data["device"] == "cpu" and "torch" in data["packages"]
     res = run("doctor", "--calibrate")
     assert res.exit_code == 3 and "needs a CUDA GPU" in res.output
+
+
+def test_param_sets_a_module_constant_before_the_candidate_runs(tmp_path):
+    """--param NAME=VALUE applies a parameter point (the tuner's way of varying a kernel): the
+    candidate runs with the constant rewritten, and the result says which point it was."""
+    src = (CANDS / "honest_rmsnorm.py").read_text()
+    src = src.replace("import triton.language as tl\n", "import triton.language as tl\n\nGAIN = 1.0\n", 1)
+    src = src.replace("(x * inv * w)", "(x * inv * w * GAIN)")
+    cand = tmp_path / "gained_rmsnorm.py"
+    cand.write_text(src)
+    res = run("eval", OP, str(cand), "--json", "--no-time", "--param", "GAIN=1.0")
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert any("parameter point GAIN=1.0" in n and "gained_rmsnorm.py" in n for n in data["notes"])
+    res = run("eval", OP, str(cand), "--json", "--no-time", "--param", "GAIN=2")   # the point really runs
+    assert res.exit_code == 1 and json.loads(res.stdout)["status"] != "accepted"
+    assert cand.read_text() == src                                                # the file is untouched
+    res = run("eval", OP, str(cand), "--param", "LOSS=3")
+    assert res.exit_code == 2 and "LOSS" in res.output and "module-level constants" in res.output
+    res = run("eval", OP, str(cand), "--param", "GAIN")
+    assert res.exit_code == 2 and "NAME=VALUE" in res.output
+
+
+def test_param_values_are_typed_like_the_constants_they_replace():
+    from aka.cli.eval_cmd import parse_params
+
+    assert parse_params(["A=2", "B=0.5", "C=true", "D=False", "E=evict_first", " F = 1e3 "]) == {
+        "A": 2, "B": 0.5, "C": True, "D": False, "E": "evict_first", "F": 1000.0}
