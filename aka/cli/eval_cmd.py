@@ -53,8 +53,7 @@ def eval_command(
             run = with_params(candidate, point, Path(tmp)) if point else candidate
             result = Evaluator(pool).evaluate(spec, run, options)
             if point:
-                result.notes.append("parameter point " + ", ".join(f"{k}={v!r}" for k, v in point.items())
-                                    + f" applied to {candidate}")
+                result = as_run_from(result, Path(run), Path(candidate), point)
     if json_out:
         print_json(result.to_dict())
     else:
@@ -95,3 +94,15 @@ def with_params(candidate: Path, point: dict[str, Any], folder: Path) -> Path:
     out = folder / Path(candidate).name
     out.write_text(apply_params(source, point, str(candidate)))
     return out
+
+
+def as_run_from(result: Any, run: Path, candidate: Path, point: dict[str, Any]) -> Any:
+    """RESULT of the temporary copy RUN, told as the candidate's own: its path in place of the copy's
+    (the copy keeps the candidate's line numbers), and the parameter point in the notes."""
+    from dataclasses import replace
+
+    tmp, own = str(run.resolve()), str(candidate.resolve())
+    rejections = [replace(r, file=own if r.file == tmp else r.file, message=r.message.replace(tmp, own))
+                  for r in result.rejections]
+    note = "parameter point " + ", ".join(f"{k}={v!r}" for k, v in point.items()) + f" applied to {candidate}"
+    return replace(result, candidate=own, rejections=rejections, notes=[*result.notes, note])

@@ -72,7 +72,10 @@ def test_param_sets_a_module_constant_before_the_candidate_runs(tmp_path):
     data = json.loads(res.stdout)
     assert any("parameter point GAIN=1.0" in n and "gained_rmsnorm.py" in n for n in data["notes"])
     res = run("eval", OP, str(cand), "--json", "--no-time", "--param", "GAIN=2")   # the point really runs
-    assert res.exit_code == 1 and json.loads(res.stdout)["status"] != "accepted"
+    data = json.loads(res.stdout)
+    assert res.exit_code == 1 and data["status"] != "accepted"
+    assert data["candidate"] == str(cand.resolve()) and all(r["file"] in ("", str(cand.resolve()))
+                                                            for r in data["rejections"])
     assert cand.read_text() == src                                                # the file is untouched
     res = run("eval", OP, str(cand), "--param", "LOSS=3")
     assert res.exit_code == 2 and "LOSS" in res.output and "module-level constants" in res.output
