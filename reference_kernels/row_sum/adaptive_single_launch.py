@@ -10,7 +10,6 @@ params:
   TILE: {values: [1024, 2048, 4096, 8192], default: 4096}
   SPLIT_CHUNK: {values: [1024, 2048, 4096, 8192], default: 4096}
   NUM_WARPS: {values: [4, 8, 16], default: 16}
-  ONE_STEP: {values: [0, 1], default: 1}
 requires: []
 sources:
   - https://developer.download.nvidia.com/assets/cuda/files/reduction.pdf
@@ -40,13 +39,6 @@ trails, yet.
 The arrival counters live on the module instance, one buffer per device, and every launch leaves
 them at zero; two launches of the same instance running at once on different streams would share
 them, so one instance serves one stream at a time.
-On an H100 under the static-compile rule (2026-12-06, session 36,
-docs/results/h100-2026-12-06-s36/suite-full/) it trailed torch.compile by 1-4 % at
-hidden-4k-rows-8192 (46.08 against 45.82 us) and short-rows-64k (13.40 against 12.90). Every one of those rows fits one column step, yet the tile kernel ran its
-column loop for that one trip, and Triton may software-pipeline a loop's loads through shared
-memory. ONE_STEP = 1 (the default since then) sends such rows to a kernel without the loop, as
-inductor's persistent reductions are; ONE_STEP = 0 keeps the looped kernel, for the A/B. Not yet
-measured.
 """
 
 import torch
@@ -56,7 +48,6 @@ import triton.language as tl
 TILE = 4096
 SPLIT_CHUNK = 4096
 NUM_WARPS = 16
-ONE_STEP = 1
 CPU_SMS = 132  # off CUDA (the interpreter) the split is sized as for an H100/H200
 SPLIT_BELOW_ROWS = 264  # fewer rows than two per SM: split each row across programs
 MAX_BLOCK_N = 4096  # widest column step of the tile path
@@ -71,19 +62,6 @@ def _sm_count(device: torch.device) -> int:
     if index not in _SM_COUNTS:
         _SM_COUNTS[index] = torch.cuda.get_device_properties(index).multi_processor_count
     return _SM_COUNTS[index]
-
-
-@triton.jit
-def _row_sum_one_step(x_ptr, y_ptr, n_rows, n_cols, x_stride, ROWS: tl.constexpr, BLOCK_N: tl.constexpr, EVICT: tl.constexpr):
-    """Rows of at most BLOCK_N columns: one load per program and no loop for the compiler to
-    software-pipeline through shared memory (its one trip would pay the staging and gain nothing)."""
-    rows = tl.program_id(0).to(tl.int64) * ROWS + tl.arange(0, ROWS)
-    row_mask = rows < n_rows
-    cols = tl.arange(0, BLOCK_N)
-    v = tl.load(x_ptr + rows[:, None] * x_stride + cols[None, :], mask=row_mask[:, None] & (cols < n_cols)[None, :],
-                other=0.0, eviction_policy=EVICT).to(tl.float32)
-    acc = v
-    tl.store(y_ptr + rows, tl.sum(acc, axis=1).to(y_ptr.dtype.element_ty), mask=row_mask)
 
 
 @triton.jit
@@ -136,13 +114,9 @@ def launch(x2, y, counters, chunk, rows_per_prog, block_n, num_warps, evict="", 
                                   BLOCK_N=min(block_n, chunk), BLOCK_C=min(1024, triton.next_power_of_2(n_chunks)),
                                   EVICT=evict, num_warps=num_warps)
     else:
-        grid = (triton.cdiv(n_rows, rows_per_prog),)
-        if ONE_STEP and n_cols <= block_n:
-            _row_sum_one_step[grid](x2, y, n_rows, n_cols, x2.stride(0), ROWS=rows_per_prog, BLOCK_N=block_n, EVICT=evict,
-                        num_warps=num_warps)
-        else:
-            _row_sum_tile[grid](x2, y, n_rows, n_cols, x2.stride(0), ROWS=rows_per_prog, BLOCK_N=block_n, EVICT=evict,
-                        num_warps=num_warps, num_stages=num_stages)
+        _row_sum_tile[(triton.cdiv(n_rows, rows_per_prog),)](x2, y, n_rows, n_cols, x2.stride(0), ROWS=rows_per_prog,
+                                                    BLOCK_N=block_n, EVICT=evict, num_warps=num_warps,
+                                                    num_stages=num_stages)
 
 
 class ModelNew(torch.nn.Module):
