@@ -34,12 +34,6 @@ torch.compile at all four shapes: 64M 64.5 us (events, 1.02x; two_kernel_tree 66
 The arrival counters live on the module instance, one buffer per device, and every launch leaves
 them at zero; two launches of the same instance running at once on different streams would share
 them, so one instance serves one stream at a time.
-On an H100 under the static-compile rule (2026-12-06, session 36,
-docs/results/h100-2026-12-06-s36/suite-full/) the 4096-element shape took 2.90 us against
-torch.compile's 2.40 (graph). Inductor reduces that size in one loop-free "persistent reduction";
-this kernel's single program still ran its column loop once, which Triton may software-pipeline
-through shared memory. Since then at most BLOCK elements take a kernel without the loop
-(_sum_one_block); not yet measured.
 """
 
 import torch
@@ -62,13 +56,6 @@ def _sm_count(device: torch.device) -> int:
     if index not in _SM_COUNTS:
         _SM_COUNTS[index] = torch.cuda.get_device_properties(index).multi_processor_count
     return _SM_COUNTS[index]
-
-
-@triton.jit
-def _sum_one_block(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
-    """n <= BLOCK: one load and no loop for the compiler to pipeline through shared memory."""
-    offs = tl.arange(0, BLOCK)
-    tl.store(y_ptr, tl.sum(tl.load(x_ptr + offs, mask=offs < n, other=0.0).to(tl.float32), axis=0))
 
 
 @triton.jit
@@ -105,10 +92,7 @@ def launch(flat, y, counter, block, n_progs, num_warps, evict=""):
     n_blocks = triton.cdiv(n, block)
     n_progs = max(1, min(n_progs, n_blocks, MAX_PARTIALS))
     if n_progs == 1:
-        if n <= block:
-            _sum_one_block[(1,)](flat, y, n, BLOCK=block, num_warps=num_warps)
-        else:
-            _sum_one_program[(1,)](flat, y, n, BLOCK=block, num_warps=num_warps)
+        _sum_one_program[(1,)](flat, y, n, BLOCK=block, num_warps=num_warps)
     else:
         iters = triton.cdiv(n_blocks, n_progs)
         n_progs = triton.cdiv(n_blocks, iters)  # no program without a block

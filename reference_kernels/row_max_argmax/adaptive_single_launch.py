@@ -25,9 +25,8 @@ over a 64-column row (115.5 us against 11.8); pair_combine_tile took 35.2 us the
 
 - Many rows (at least SPLIT_BELOW_ROWS, or rows no longer than one chunk): programs of
   [ROWS, BLOCK_N] tiles, ROWS x BLOCK_N = TILE, so 64-column expert rows go 64 to a program
-  (1024 programs for 65536 rows) and 4096-column rows one to a program, read in one load by
-  NUM_WARPS warps (a kernel without a loop). Rows longer than MAX_BLOCK_N loop over BLOCK_N-column
-  steps.
+  (1024 programs for 65536 rows) and 4096-column rows one to a program, read in one step by
+  NUM_WARPS warps. Rows longer than MAX_BLOCK_N loop over BLOCK_N-column steps.
 - Few long rows (decode vocab rows): a grid of (chunk, row) programs, each reducing SPLIT_CHUNK
   columns (half that when the rows would not give every SM a program) to one (value, index) pair
   in a workspace. The program whose acquire-release increment of the row's arrival counter returns
@@ -106,19 +105,6 @@ def _rows_tile(x_ptr, val_ptr, idx_ptr, n_rows, n_cols, x_stride, ROWS: tl.const
 
 
 @triton.jit
-def _rows_one_step(x_ptr, val_ptr, idx_ptr, n_rows, n_cols, x_stride, ROWS: tl.constexpr, BLOCK_N: tl.constexpr):
-    """Rows of at most BLOCK_N columns: one load per program and no loop for the compiler to pipeline."""
-    rows = tl.program_id(0).to(tl.int64) * ROWS + tl.arange(0, ROWS)
-    row_ok = rows < n_rows
-    cols = tl.arange(0, BLOCK_N)
-    x = tl.load(x_ptr + rows[:, None] * x_stride + cols[None, :], mask=row_ok[:, None] & (cols < n_cols)[None, :],
-                other=float("-inf"), eviction_policy="evict_first").to(tl.float32)
-    val, idx = _pick(x, tl.zeros([ROWS, BLOCK_N], dtype=tl.int32) + cols[None, :], 1)
-    tl.store(val_ptr + rows, val.to(val_ptr.dtype.element_ty), mask=row_ok)
-    tl.store(idx_ptr + rows, idx.to(tl.int64), mask=row_ok)
-
-
-@triton.jit
 def _rows_split(x_ptr, ws_val_ptr, ws_idx_ptr, cnt_ptr, val_ptr, idx_ptr, n_cols, x_stride, n_chunks,
                 CHUNK: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_C: tl.constexpr):
     chunk = tl.program_id(0)
@@ -190,10 +176,6 @@ class ModelNew(torch.nn.Module):
             block_n = min(triton.next_power_of_2(n_cols), MAX_BLOCK_N, TILE)
             rows = max(1, TILE // block_n)
             warps = 4 if block_n < 1024 else NUM_WARPS
-            if n_cols <= block_n:
-                _rows_one_step[(triton.cdiv(n_rows, rows),)](x2, values, indices, n_rows, n_cols, x2.stride(0),
-                                                             ROWS=rows, BLOCK_N=block_n, num_warps=warps)
-            else:
-                _rows_tile[(triton.cdiv(n_rows, rows),)](x2, values, indices, n_rows, n_cols, x2.stride(0),
-                                                         ROWS=rows, BLOCK_N=block_n, num_warps=warps)
+            _rows_tile[(triton.cdiv(n_rows, rows),)](x2, values, indices, n_rows, n_cols, x2.stride(0),
+                                                     ROWS=rows, BLOCK_N=block_n, num_warps=warps)
         return values.view(x.shape[:-1]), indices.view(x.shape[:-1])
