@@ -34,6 +34,11 @@ torch.compile at all four shapes: 64M 64.5 us (events, 1.02x; two_kernel_tree 66
 The arrival counters live on the module instance, one buffer per device, and every launch leaves
 them at zero; two launches of the same instance running at once on different streams would share
 them, so one instance serves one stream at a time.
+On an H100 under the static-compile rule (2026-12-06, session 36,
+docs/results/h100-2026-12-06-s36/suite-full/) n = 4096 took 2.90 us against torch.compile's 2.40
+(graph); the other three shapes were ahead. Not profiled yet. One guess was ruled out without a GPU:
+compiled offline for sm_90 (Triton 3.7.1 and its ptxas), the single program's one-trip loop loads
+with plain ld.global, no cp.async staging through shared memory, as a loop-free version does.
 """
 
 import torch

@@ -41,7 +41,8 @@ over a 64-column row (115.5 us against 11.8); pair_combine_tile took 35.2 us the
 
 The arrival counters live on the module, one int32 buffer per device that every launch leaves at
 zero; one instance serves one stream at a time. Checked in Triton's interpreter (the operator's CPU
-shapes, ties, NaN, -inf rows and every parameter point); not yet run on a GPU, so no figures.
+shapes, ties, NaN, -inf rows and every parameter point) and compiled offline for sm_90 (Triton 3.7.1,
+docs/results/h100-2026-12-06-s36/offline-compile/); not yet run on a GPU, so no figures.
 """
 
 import torch
