@@ -88,11 +88,11 @@ def with_params(candidate: Path, point: dict[str, Any], folder: Path) -> Path:
     """The candidate's source with the parameter point applied, written under FOLDER by its own name
     (an unknown constant is a CandidateError naming it: exit 2, nothing run)."""
     from aka.evaluate.evaluator import read_candidate
-    from aka.spec.candidate import apply_params
+    from aka.spec.candidate import Candidate
 
     source, _ = read_candidate(candidate)
     out = folder / Path(candidate).name
-    out.write_text(apply_params(source, point, str(candidate)))
+    out.write_text(Candidate(source=source, params=point, name=str(candidate)).materialize())
     return out
 
 
