@@ -538,7 +538,8 @@ def test_jobs_take_whole_operators_only(tmp_path):
         assert r.returncode == 2 and "--jobs" in r.stderr, r.stderr
 
 
-def test_a_run_stopped_mid_operator_keeps_its_kernels_and_the_next_run_measures_only_the_rest(sb, tmp_path):
+def test_a_run_stopped_mid_operator_keeps_its_kernels_and_the_next_run_measures_only_the_rest(sb, tmp_path,
+                                                                                                monkeypatch):
     """Every kernel is checkpointed: a run killed after an operator's first kernel leaves the
     operator partial (its kernel and baselines kept, on disk), the table says so, and the next run
     measures only the other kernels, joining the entry the first run left."""
@@ -559,26 +560,23 @@ def test_a_run_stopped_mid_operator_keeps_its_kernels_and_the_next_run_measures_
         raise KeyboardInterrupt  # the budget's kill, mid-operator
 
     args = types.SimpleNamespace(redo=False, stop_after_s=float("inf"), label="first", warm=False)
-    sb_bench, sb.bench_op = sb.bench_op, killed_after_one
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            sb.measure(None, {"rmsnorm": files}, suite, data, set(), save, args)
-        kept = sb.load(out)
-        assert sb.is_partial(kept, "rmsnorm") and list(kept["ops"]["rmsnorm"]["kernels"]) == [files[0].stem]
-        assert "rmsnorm (partial: 1 kernels)" in sb.markdown(kept)
-        assert [p.name for p in tmp_path.iterdir()] == ["llm-inference.json"]  # no temporary left behind
+    monkeypatch.setattr(sb, "bench_op", killed_after_one)
+    with pytest.raises(KeyboardInterrupt):
+        sb.measure(None, {"rmsnorm": files}, suite, data, set(), save, args)
+    kept = sb.load(out)
+    assert sb.is_partial(kept, "rmsnorm") and list(kept["ops"]["rmsnorm"]["kernels"]) == [files[0].stem]
+    assert "rmsnorm (partial: 1 kernels)" in sb.markdown(kept)
+    assert [p.name for p in tmp_path.iterdir()] == ["llm-inference.json"]  # no temporary left behind
 
-        def finishes(ev, op_dir, kernels, entry=None, on_kernel=None, **kw):
-            calls.append(([k.stem for k in kernels], entry))
-            for k in kernels:
-                entry["kernels"][k.stem] = {"status": "accepted", "rows": []}
-                on_kernel(entry)
-            return entry
-        sb.bench_op = finishes
-        sb.measure(None, {"rmsnorm": files}, suite, kept, set(), lambda: sb.save_json(out, kept),
-                   types.SimpleNamespace(**{**vars(args), "label": "second"}))
-    finally:
-        sb.bench_op = sb_bench
+    def finishes(ev, op_dir, kernels, entry=None, on_kernel=None, **kw):
+        calls.append(([k.stem for k in kernels], entry))
+        for k in kernels:
+            entry["kernels"][k.stem] = {"status": "accepted", "rows": []}
+            on_kernel(entry)
+        return entry
+    monkeypatch.setattr(sb, "bench_op", finishes)
+    sb.measure(None, {"rmsnorm": files}, suite, kept, set(), lambda: sb.save_json(out, kept),
+               types.SimpleNamespace(**{**vars(args), "label": "second"}))
     assert calls[0] == ([f.stem for f in files], None)
     resumed, joined = calls[1]
     assert resumed == [f.stem for f in files[1:]] and joined["baselines"] == {"s1": {"eager": 2.0}}
