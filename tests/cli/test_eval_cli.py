@@ -88,3 +88,20 @@ def test_param_values_are_typed_like_the_constants_they_replace():
 
     assert parse_params(["A=2", "B=0.5", "C=true", "D=False", "E=evict_first", " F = 1e3 "]) == {
         "A": 2, "B": 0.5, "C": True, "D": False, "E": "evict_first", "F": 1000.0}
+
+
+def test_a_param_value_is_a_literal_never_code(tmp_path):
+    """An attack on --param: a value written as Python code lands as a string constant, so nothing
+    runs at import (the sentinel file is never created) and the candidate sees the text itself."""
+    sentinel = tmp_path / "pwned"
+    src = (CANDS / "honest_rmsnorm.py").read_text()
+    src = src.replace("import triton.language as tl\n", "import triton.language as tl\n\nTAG = 'plain'\n", 1)
+    src = src.replace("        x = x.contiguous()\n",
+                      "        assert TAG == " + repr(f"__import__('pathlib').Path({str(sentinel)!r}).touch()") + "\n"
+                      "        x = x.contiguous()\n", 1)
+    cand = tmp_path / "tagged_rmsnorm.py"
+    cand.write_text(src)
+    attack = f"TAG=__import__('pathlib').Path({str(sentinel)!r}).touch()"
+    res = run("eval", OP, str(cand), "--json", "--no-time", "--param", attack)
+    assert res.exit_code == 0, res.output          # forward saw the exact text as a str
+    assert not sentinel.exists()
