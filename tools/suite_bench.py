@@ -42,6 +42,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from aka.errors import SpecError
 from aka.evaluate.timing import GRAPH_BELOW_US, TIMING_RULE  # no torch: --render needs no GPU stack
 
 FORMAT = 2
@@ -500,6 +501,7 @@ def _measure_jobs(evs: list, todo: list, suite: Path, data: dict, save: Any, arg
     guard = threading.Lock()
     queue = list(todo)
     failures: list[BaseException] = []
+    alone: list = []  # operators whose reference did not fit one job's share of the memory
 
     def work(ev: Any) -> None:
         ahead = Ahead(ev, suite, enabled=getattr(args, "warm", True))
@@ -520,7 +522,17 @@ def _measure_jobs(evs: list, todo: list, suite: Path, data: dict, save: Any, arg
                     with guard:
                         data["ops"][op] = _stored(e, args.label, partial=True)
                         save()
-                entry = bench_op(ev, suite / op, rest, entry=entry, on_kernel=keep, **timed_as(args))
+                try:
+                    entry = bench_op(ev, suite / op, rest, entry=entry, on_kernel=keep, **timed_as(args))
+                except SpecError as exc:
+                    if not _out_of_share(exc) or ev.share >= 1.0:
+                        raise
+                    ahead.done(op)
+                    with guard:
+                        alone.append((op, files))
+                    print(f"{op}: its reference does not fit one job's share of the GPU's memory "
+                          f"({ev.share:.2f}); measured alone once the other jobs end", flush=True)
+                    continue
                 ahead.done(op)
                 with guard:
                     data["ops"][op] = _stored(entry, args.label)
@@ -538,6 +550,15 @@ def _measure_jobs(evs: list, todo: list, suite: Path, data: dict, save: Any, arg
         t.join()
     if failures:
         raise failures[0]
+    if alone:
+        whole = SharedGpu(evs[0].ev, evs[0].lock, 1.0)
+        _measure_jobs([whole], alone, suite, data, save, args, start, redo)
+
+
+def _out_of_share(exc: SpecError) -> bool:
+    """Whether the operator's own reference ran out of its process's memory share (the judge's
+    message carries torch's OutOfMemoryError), which a larger share may cure."""
+    return "OutOfMemoryError" in str(exc)
 
 
 def add_kernels(ev: Any, kernels: dict[str, list[Path]], suite: Path, data: dict, names: set[str], save: Any,

@@ -530,6 +530,53 @@ def test_jobs_measure_operators_at_once_each_by_its_own_evaluator_under_one_gpu_
     assert all(data["ops"][op]["label"] == "t" for op in ops)
 
 
+def test_an_operator_whose_reference_outgrows_a_jobs_share_is_measured_alone_with_the_whole_gpu(sb, monkeypatch):
+    """--jobs 2: the reference of one operator runs out of memory at half the device's memory (the
+    judge's SpecError carries torch's OutOfMemoryError); the others go on, and it is measured once
+    they end, alone with the whole share. One that fails at the whole share too is raised."""
+    import types
+
+    from aka.errors import SpecError
+    from aka.evaluate.evaluator import EvalOptions
+
+    suite = ROOT / "suites" / "llm-inference"
+    ops = ("rmsnorm", "softmax", "layernorm")
+    kernels = {op: sb.kernels_by_op(suite, ROOT)[op][:1] for op in ops}
+    shares: list[tuple[str, float]] = []
+
+    class Ev:
+        interpreter = True
+
+        def __init__(self, need: dict):
+            self.need = need
+
+        def evaluate(self, spec, kernel, options, **kw):
+            op = kernel.parent.name
+            shares.append((op, options.gpu_share))
+            if options.gpu_share < self.need.get(op, 0.0):
+                raise SpecError(f"suites/llm-inference/{op}/reference.py:11", "reference",
+                                "the operator's reference failed (load): Model(...) raised OutOfMemoryError: "
+                                "CUDA out of memory.")
+            return {"status": "accepted"}
+
+    def bench_op(ev, op_dir, files, **kw):
+        ev.evaluate(None, files[0], EvalOptions())
+        return {"kernels": {}}
+    monkeypatch.setattr(sb, "bench_op", bench_op)
+    args = types.SimpleNamespace(redo=False, stop_after_s=float("inf"), label="t", warm=False)
+    need = {"softmax": 0.9}
+    evs = [sb.SharedGpu(Ev(need), "/tmp/lock", 0.5) for _ in range(2)]
+    data: dict = {"ops": {}}
+    sb.measure(evs[0], kernels, suite, data, set(), lambda: None, args, (evs[1],))
+    assert set(data["ops"]) == set(ops)
+    assert ("softmax", 0.5) in shares and shares[-1] == ("softmax", 1.0)
+    assert all(s == 0.5 for op, s in shares if op != "softmax")
+
+    need["softmax"] = 2.0                              # more than the whole device: the error stands
+    with pytest.raises(SpecError, match="OutOfMemoryError"):
+        sb.measure(evs[0], kernels, suite, {"ops": {}}, set(), lambda: None, args, (evs[1],))
+
+
 def test_jobs_take_whole_operators_only(tmp_path):
     for extra in (["--jobs", "2", "--kernels", "rmsnorm/one_row_registers"], ["--jobs", "0"]):
         r = subprocess.run([sys.executable, str(TOOL), str(ROOT / "suites" / "llm-inference"), "--out",
