@@ -42,7 +42,14 @@ over a 64-column row (115.5 us against 11.8); pair_combine_tile took 35.2 us the
 The arrival counters live on the module, one int32 buffer per device that every launch leaves at
 zero; one instance serves one stream at a time. Checked in Triton's interpreter (the operator's CPU
 shapes, ties, NaN, -inf rows and every parameter point) and compiled offline for sm_90 (Triton 3.7.1,
-docs/results/h100-2026-12-06-s36/offline-compile/); not yet run on a GPU, so no figures.
+docs/results/h100-2026-12-06-s36/offline-compile/).
+Measured by the harness on an H100 SXM (2026-12-06, session 37, fp32, GPU correctness 18 passed
+with the operator's other new kernels; docs/results/2026-12-06-s37/suite-full-h100/): vocab-rows-32 12.14 us against
+torch.compile's 51.14 (graph, 4.21x), vocab-rows-256 50.74 against 100.61 (1.98x), hidden-16k-rows
+114.74 against 116.32 (1.01x; lane_accumulators 1.30x there), and experts-64k-rows-64 11.64 against
+9.89 (graph, 0.85x), still below. At that shape a [64, 64] tile of 16 warps gives a row to 16 lanes,
+and the closing step is three cross-lane reductions per row. Not profiled with Nsight yet; a
+parameter probe of TILE and NUM_WARPS there is the next step.
 """
 
 import torch

@@ -73,9 +73,16 @@ an 8-byte coalesced load). Warps: NUM_WARPS, raised so that no thread holds more
 (the code is fully unrolled and register use grows faster than the element count) and lowered to one
 thread an element for narrow rows.
 
-Not run on a GPU yet: results checked only in Triton's CPU interpreter, against torch.sort on
-ties, signed zeros, NaN, infinities, odd widths and every parameter point. Whether the block
-barriers order the scratch on AMD as they do on NVIDIA is unverified.
+Checked in Triton's CPU interpreter against torch.sort on ties, signed zeros, NaN, infinities,
+odd widths and every parameter point, and on an H100 SXM (2026-12-06, session 37, GPU correctness
+passed at every shape and held-out shape). Measured there by the harness
+(docs/results/2026-12-06-s37/suite-full-h100/): candidates-4096x1024 122.56 us against torch.compile's 148.32 (1.21x,
+where segment_sort_merge_rank took 205.34), router-scores-16k-256 146.43 against 343.55 (2.35x),
+but experts-64k-64 196.10 against 73.79 (0.38x) and decode-64x2048 41.55 against 29.78 (0.72x):
+short rows pay the fixed passes, and 64 long rows leave most SMs idle. A do_bench probe (ranking
+only, call1-new-kernels-h100/probe-radix.json) put DIGIT_BITS=2 ahead of 3 and 4 at both large
+shapes (123.6 / 127.6 / 251.0 us at candidates-4096x1024). Whether the block barriers order the
+scratch on AMD as they do on NVIDIA is unverified.
 """
 
 import torch
