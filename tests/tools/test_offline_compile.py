@@ -1,0 +1,92 @@
+"""tools/offline_compile.py: a kernel's launches recorded on meta tensors and compiled for sm_90
+with the ptxas Triton ships, on this GPU-less machine."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TOOL = ROOT / "tools" / "offline_compile.py"
+GELU = ROOT / "reference_kernels" / "gelu_and_mul" / "flat_1d.py"
+
+
+def _run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}  # the real compiler, not the interpreter
+    return subprocess.run([sys.executable, str(TOOL), *args], capture_output=True, text=True, cwd=cwd,
+                          env={**env, "PYTHONPATH": str(ROOT)}, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def ptxas():
+    import triton
+
+    path = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "ptxas"
+    if not path.exists():
+        pytest.skip("this Triton build ships no ptxas")
+    return path
+
+
+def _kernel(tmp_path: Path, body: str, forward: str) -> Path:
+    head = GELU.read_text().split('"""', 2)[1]           # gelu_and_mul's front matter, reused
+    path = tmp_path / "probe_kernel.py"
+    path.write_text(f'"""{head}"""\n\nimport torch\nimport triton\nimport triton.language as tl\n\n{body}\n\n'
+                    f"class ModelNew(torch.nn.Module):\n    def forward(self, x):\n{forward}\n")
+    return path
+
+
+def test_compiles_each_distinct_launch_and_reports_registers(ptxas, tmp_path):
+    out = tmp_path / "rows.json"
+    r = _run(str(GELU), "--shapes", "gemma2-9b-decode-32,gemma2-9b-prefill-8k,gemma2-9b-decode-1", "--json", str(out))
+    assert r.returncode == 0, r.stdout + r.stderr
+    rows = json.loads(out.read_text())
+    assert [row["shape"] for row in rows] == ["gemma2-9b-decode-32"]  # one width (d=14336), one launch
+    row = rows[0]
+    assert row["ok"] and row["function"] == "_gelu_and_mul_flat"
+    assert row["constexprs"]["d"] == 14336 and row["options"] == {"num_warps": 8}
+    assert 0 < row["registers"] <= 255 and row["spill_store_bytes"] == 0
+    assert "| yes |" in r.stdout
+
+
+def test_a_parameter_point_changes_the_launch(ptxas, tmp_path):
+    out = tmp_path / "rows.json"
+    r = _run(str(GELU), "--shapes", "gemma2-9b-decode-32", "--param", "NUM_WARPS=4", "--param", "BLOCK=1024",
+             "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    row = json.loads(out.read_text())[0]
+    assert row["options"] == {"num_warps": 4} and row["constexprs"]["BLOCK"] == 1024
+
+
+def test_a_launch_the_compiler_rejects_is_a_failed_row_and_exit_1(ptxas, tmp_path):
+    bad = _kernel(tmp_path, "@triton.jit\ndef _bad(x_ptr, n):\n    i = tl.arange(0, 3)\n"
+                            "    tl.store(x_ptr + i, tl.load(x_ptr + i, mask=i < n), mask=i < n)",
+                  "        _bad[(1,)](x, x.numel())\n        return x[..., : x.shape[-1] // 2]")
+    r = _run(str(bad), "--shapes", "gemma2-9b-decode-1")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "| **no**:" in r.stdout and "_bad" in r.stdout
+
+
+def test_a_forward_that_reads_data_is_reported_not_recorded(ptxas, tmp_path):
+    reads = _kernel(tmp_path, "", "        if x.abs().max().item() > 0:\n            pass\n        return x")
+    r = _run(str(reads), "--shapes", "gemma2-9b-decode-1")
+    assert r.returncode == 0, r.stderr
+    assert "(not recorded)" in r.stdout and "meta" in r.stdout
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--param", "BLOCK"], "NAME=VALUE"),
+    (["--shapes", "no-such-shape"], "no-such-shape"),
+])
+def test_bad_arguments_exit_2_naming_what_is_wrong(args, needle):
+    r = _run(str(GELU), *args)
+    assert r.returncode == 2 and needle in r.stderr, r.stderr
+
+
+def test_a_missing_kernel_file_exits_2(tmp_path):
+    r = _run(str(tmp_path / "nope.py"))
+    assert r.returncode == 2 and "nope.py" in r.stderr

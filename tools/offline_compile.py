@@ -1,0 +1,274 @@
+"""Compile a Triton kernel file's launches for an NVIDIA GPU on a machine without one.
+
+    python3 tools/offline_compile.py reference_kernels/OP/KERNEL.py [more.py ...] \
+        [--shapes ID,ID | --shapes all | --shapes cpu] [--param NAME=VALUE ...] [--arch 90] [--json OUT]
+
+Each kernel's ModelNew runs its forward at the operator's shapes on meta tensors (no data, no
+device): every `fn[grid](...)` launch is recorded instead of run. Each distinct launch (function,
+argument types, constexpr values, warps, stages) is then compiled through Triton's own stages for
+the target (sm_90 by default) down to PTX and a cubin with the ptxas Triton ships, and ptxas
+reports its registers and spills. The table says, per launch, whether it compiles and what it
+costs in registers, spill bytes and shared memory: the register and occupancy facts a GPU run
+would show, before any GPU time is spent. Nothing is timed and no kernel runs, so this checks that
+a kernel builds for the card, not that it is right or fast (the interpreter tests do the first).
+
+A forward that reads device data on the host (`.item()`, `.tolist()`) cannot run on meta tensors:
+that shape is reported as not recorded. Exit status: 0 when every recorded launch compiled, 1 when
+one did not, 2 on bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import inspect
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+SUITES = ROOT / "suites"
+LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid")
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One recorded `fn[grid](...)`: what the compiler needs, and nothing of the data."""
+
+    fn: Any = field(compare=False, hash=False)
+    name: str
+    signature: tuple   # (param, type) pairs, "constexpr" for compile-time ones
+    constexprs: tuple  # (param, value) pairs
+    options: tuple     # (option, value) pairs: warps, stages
+
+
+@dataclass
+class Compiled:
+    kernel: str
+    shape: str
+    function: str
+    constexprs: dict
+    options: dict
+    ok: bool
+    registers: int | None = None
+    spill_store_bytes: int | None = None
+    spill_load_bytes: int | None = None
+    shared_bytes: int | None = None
+    seconds: float = 0.0
+    error: str = ""
+
+
+def _import(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _launch_of(fn: Any, args: tuple, kwargs: dict) -> Launch:
+    from triton.runtime.jit import mangle_type
+
+    options = {k: kwargs.pop(k) for k in list(kwargs) if k in LAUNCH_OPTIONS}
+    bound = inspect.signature(fn.fn).bind(*args, **kwargs)
+    bound.apply_defaults()
+    signature, constexprs = [], []
+    for p in fn.params:
+        value = bound.arguments[p.name]
+        if p.is_constexpr or value is None:
+            signature.append((p.name, "constexpr"))
+            constexprs.append((p.name, getattr(value, "value", value)))
+        else:
+            signature.append((p.name, mangle_type(value)))
+    return Launch(fn, fn.fn.__qualname__, tuple(signature), tuple(constexprs), tuple(sorted(options.items())))
+
+
+def record(kernel: Path, spec: Any, params: dict, dtype: Any, point: dict) -> list[Launch]:
+    """The launches KERNEL's ModelNew makes at PARAMS, on meta tensors, in call order."""
+    import torch
+    from triton.runtime.jit import JITFunction
+
+    ref = _import(Path(spec.reference), f"offline_ref_{spec.name}")
+    mod = _import(kernel, f"offline_kernel_{kernel.stem}")
+    for name, value in point.items():
+        setattr(mod, name, value)
+    launches: list[Launch] = []
+    original = JITFunction.run
+
+    def run(self, *args, grid, warmup, **kwargs):  # noqa: ARG001 - the grid is not needed to compile
+        launches.append(_launch_of(self, args, dict(kwargs)))
+
+    init = ref.init_kwargs(**params) if hasattr(ref, "init_kwargs") else {}
+    JITFunction.run = run
+    try:
+        with torch.device("meta"):
+            model = mod.ModelNew(**init)
+        model = model.to(device="meta", dtype=dtype) if dtype.is_floating_point else model.to("meta")
+        inputs = ref.make_inputs(dtype=dtype, device="meta", **params)
+        with torch.no_grad():
+            model(*inputs)
+    finally:
+        JITFunction.run = original
+    return launches
+
+
+def _ptxas() -> Path:
+    import triton
+
+    return Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "ptxas"
+
+
+def compile_launch(launch: Launch, arch: int) -> dict:
+    """Triton's stages for cuda:ARCH down to PTX and a cubin, then ptxas -v on the PTX for
+    registers and spills. Returns the figures; raises what the compiler raises."""
+    from triton._C.libtriton import ir
+    from triton.backends.compiler import GPUTarget
+    from triton.backends.nvidia.compiler import CUDABackend
+    from triton.compiler import ASTSource
+
+    target = GPUTarget("cuda", arch, 32)
+    backend = CUDABackend(target)
+    src = ASTSource(launch.fn, dict(launch.signature), dict(launch.constexprs), None)
+    opts = backend.parse_options(dict(launch.options))
+    context = ir.context()
+    ir.load_dialects(context)
+    backend.load_dialects(context)
+    mod = src.make_ir(target, opts, backend.get_codegen_implementation(opts), backend.get_module_map(), context)
+    stages: dict = {}
+    backend.add_stages(stages, opts, src.language)
+    meta: dict = {}
+    ptx = ""
+    for name in ("ttir", "ttgir", "llir", "ptx", "cubin"):
+        mod = stages[name](mod, meta)
+        if name == "ptx":
+            ptx = mod
+    arch_name = re.search(r"^\.target\s+(\S+)", ptx, re.M)
+    with tempfile.TemporaryDirectory(prefix="aka-offline-") as tmp:
+        path = Path(tmp) / "k.ptx"
+        path.write_text(ptx)
+        log = subprocess.run([str(_ptxas()), "-v", f"--gpu-name={arch_name.group(1) if arch_name else f'sm_{arch}'}",
+                              str(path), "-o", str(Path(tmp) / "k.cubin")], capture_output=True, text=True, check=True)
+    text = log.stdout + log.stderr
+    regs = re.search(r"Used (\d+) registers", text)
+    spills = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", text)
+    return {"registers": int(regs.group(1)) if regs else None,
+            "spill_store_bytes": int(spills.group(1)) if spills else None,
+            "spill_load_bytes": int(spills.group(2)) if spills else None,
+            "shared_bytes": meta.get("shared")}
+
+
+def _parse_point(items: list[str]) -> dict:
+    point = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.isidentifier():
+            raise ValueError(f"--param {item!r}: expected NAME=VALUE")
+        try:
+            point[name] = int(value)
+        except ValueError:
+            point[name] = float(value)
+    return point
+
+
+def _shapes(spec: Any, which: str) -> list:
+    gpu = list(spec.shapes) + list(spec.held_out_shapes)
+    if which == "all":
+        return gpu
+    if which == "cpu":
+        return list(spec.cpu_shapes) + list(spec.cpu_held_out_shapes)
+    wanted = which.split(",")
+    by_id = {s.id: s for s in gpu + list(spec.cpu_shapes) + list(spec.cpu_held_out_shapes)}
+    unknown = [w for w in wanted if w not in by_id]
+    if unknown:
+        raise ValueError(f"--shapes: {spec.name} has no shape {', '.join(unknown)}")
+    return [by_id[w] for w in wanted]
+
+
+def run_kernel(kernel: Path, which: str, point: dict, arch: int, seen: set) -> list[Compiled]:
+    import torch
+
+    from aka.spec.kernel import read_kernel_meta
+    from aka.spec.load import load_op
+
+    meta = read_kernel_meta(kernel)
+    dirs = sorted(SUITES.glob(f"*/{meta.op}/op.yaml"))
+    if not dirs:
+        raise ValueError(f"{kernel}: front matter op {meta.op!r} names no operator under {SUITES}")
+    spec = load_op(dirs[0].parent)
+    dtype = getattr(torch, spec.dtype)
+    rel = str(kernel.resolve().relative_to(ROOT)) if kernel.resolve().is_relative_to(ROOT) else str(kernel)
+    out: list[Compiled] = []
+    for shape in _shapes(spec, which):
+        try:
+            launches = record(kernel, spec, dict(shape.params), dtype, point)
+        except Exception as exc:  # noqa: BLE001 - a forward that needs data is reported, not fatal
+            out.append(Compiled(rel, shape.id, "(not recorded)", {}, {}, False,
+                                error=" ".join(f"forward on meta tensors: {type(exc).__name__}: {exc}".split())[:300]))
+            continue
+        for launch in launches:
+            key = (rel, launch.name, launch.signature, launch.constexprs, launch.options)
+            if key in seen:
+                continue
+            seen.add(key)
+            row = Compiled(rel, shape.id, launch.name, dict(launch.constexprs), dict(launch.options), True)
+            start = time.monotonic()
+            try:
+                for k, v in compile_launch(launch, arch).items():
+                    setattr(row, k, v)
+            except Exception as exc:  # noqa: BLE001 - a launch that does not compile is the finding
+                row.ok, row.error = False, " ".join(f"{type(exc).__name__}: {exc}".split())[:400]
+            row.seconds = round(time.monotonic() - start, 2)
+            out.append(row)
+    return out
+
+
+def table(rows: list[Compiled]) -> str:
+    lines = ["| kernel | shape | function | constexprs | options | compiles | registers | spill st/ld bytes | shared bytes | s |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        consts = ", ".join(f"{k}={v}" for k, v in r.constexprs.items())
+        opts = ", ".join(f"{k}={v}" for k, v in r.options.items())
+        spill = "" if r.spill_store_bytes is None else f"{r.spill_store_bytes}/{r.spill_load_bytes}"
+        status = "yes" if r.ok else f"**no**: {r.error}"
+        lines.append(f"| {r.kernel} | {r.shape} | {r.function} | {consts} | {opts} | {status} | "
+                     f"{'' if r.registers is None else r.registers} | {spill} | "
+                     f"{'' if r.shared_bytes is None else r.shared_bytes} | {r.seconds:g} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("kernels", nargs="+", type=Path, help="Triton kernel files with front matter (reference_kernels/OP/X.py)")
+    ap.add_argument("--shapes", default="all", help="'all' (the op's shapes and held-out shapes), 'cpu', or ids")
+    ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                    help="set a module constant first, as the tuner does (repeatable)")
+    ap.add_argument("--arch", type=int, default=90, help="compute capability as one number (90 = sm_90)")
+    ap.add_argument("--json", type=Path, help="also write the rows here")
+    args = ap.parse_args(argv)
+    missing = [str(k) for k in args.kernels if not k.is_file()]
+    if missing:
+        ap.error(f"no such kernel file: {', '.join(missing)}")
+    try:
+        point = _parse_point(args.param)
+    except ValueError as exc:
+        ap.error(str(exc))
+    rows: list[Compiled] = []
+    seen: set = set()
+    for kernel in args.kernels:
+        try:
+            rows += run_kernel(kernel, args.shapes, point, args.arch, seen)
+        except ValueError as exc:
+            ap.error(str(exc))
+    print(table(rows))
+    if args.json:
+        args.json.write_text(json.dumps([asdict(r) for r in rows], indent=1))
+    return 0 if all(r.ok for r in rows if r.function != "(not recorded)") else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
