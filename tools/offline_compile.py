@@ -46,6 +46,7 @@ class Launch:
     signature: tuple   # (param, type) pairs, "constexpr" for compile-time ones
     constexprs: tuple  # (param, value) pairs
     options: tuple     # (option, value) pairs: warps, stages
+    attrs: tuple = ()  # (param index, "D") for arguments divisible by 16
 
 
 @dataclass
@@ -62,6 +63,7 @@ class Compiled:
     shared_bytes: int | None = None
     seconds: float = 0.0
     error: str = ""
+    ptx: str = ""  # where --ptx-dir wrote this launch's PTX
 
 
 def _import(path: Path, name: str):
@@ -72,20 +74,30 @@ def _import(path: Path, name: str):
 
 
 def _launch_of(fn: Any, args: tuple, kwargs: dict) -> Launch:
-    from triton.runtime.jit import mangle_type
+    """The launch as Triton's own launcher would specialize it: pointer and integer arguments
+    divisible by 16 carry that hint (meta tensors keep their storage offsets, so alignment is
+    real), and an integer equal to 1 becomes a constant."""
+    from triton.backends.compiler import BaseBackend
+    from triton.runtime.jit import native_specialize_impl
 
     options = {k: kwargs.pop(k) for k in list(kwargs) if k in LAUNCH_OPTIONS}
     bound = inspect.signature(fn.fn).bind(*args, **kwargs)
     bound.apply_defaults()
-    signature, constexprs = [], []
-    for p in fn.params:
+    signature, constexprs, attrs = [], [], []
+    for i, p in enumerate(fn.params):
         value = bound.arguments[p.name]
         if p.is_constexpr or value is None:
             signature.append((p.name, "constexpr"))
             constexprs.append((p.name, getattr(value, "value", value)))
-        else:
-            signature.append((p.name, mangle_type(value)))
-    return Launch(fn, fn.fn.__qualname__, tuple(signature), tuple(constexprs), tuple(sorted(options.items())))
+            continue
+        kind, key = native_specialize_impl(BaseBackend, value, False, True, True)
+        signature.append((p.name, kind))
+        if kind == "constexpr":
+            constexprs.append((p.name, key))
+        elif key == "D":
+            attrs.append((i, "D"))
+    return Launch(fn, fn.fn.__qualname__, tuple(signature), tuple(constexprs), tuple(sorted(options.items())),
+                  tuple(attrs))
 
 
 def record(kernel: Path, spec: Any, params: dict, dtype: Any, point: dict) -> list[Launch]:
@@ -133,7 +145,8 @@ def compile_launch(launch: Launch, arch: int) -> dict:
 
     target = GPUTarget("cuda", arch, 32)
     backend = CUDABackend(target)
-    src = ASTSource(launch.fn, dict(launch.signature), dict(launch.constexprs), None)
+    attrs = {(i,): backend.parse_attr(key) for i, key in launch.attrs}
+    src = ASTSource(launch.fn, dict(launch.signature), dict(launch.constexprs), attrs)
     opts = backend.parse_options(dict(launch.options))
     context = ir.context()
     ir.load_dialects(context)
@@ -156,7 +169,7 @@ def compile_launch(launch: Launch, arch: int) -> dict:
     text = log.stdout + log.stderr
     regs = re.search(r"Used (\d+) registers", text)
     spills = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", text)
-    return {"registers": int(regs.group(1)) if regs else None,
+    return {"ptx": ptx, "registers": int(regs.group(1)) if regs else None,
             "spill_store_bytes": int(spills.group(1)) if spills else None,
             "spill_load_bytes": int(spills.group(2)) if spills else None,
             "shared_bytes": meta.get("shared")}
@@ -189,7 +202,8 @@ def _shapes(spec: Any, which: str) -> list:
     return [by_id[w] for w in wanted]
 
 
-def run_kernel(kernel: Path, which: str, point: dict, arch: int, seen: set) -> list[Compiled]:
+def run_kernel(kernel: Path, which: str, point: dict, arch: int, seen: set,
+               ptx_dir: Path | None = None) -> list[Compiled]:
     import torch
 
     from aka.spec.kernel import read_kernel_meta
@@ -211,15 +225,21 @@ def run_kernel(kernel: Path, which: str, point: dict, arch: int, seen: set) -> l
                                 error=" ".join(f"forward on meta tensors: {type(exc).__name__}: {exc}".split())[:300]))
             continue
         for launch in launches:
-            key = (rel, launch.name, launch.signature, launch.constexprs, launch.options)
+            key = (rel, launch.name, launch.signature, launch.constexprs, launch.options, launch.attrs)
             if key in seen:
                 continue
             seen.add(key)
             row = Compiled(rel, shape.id, launch.name, dict(launch.constexprs), dict(launch.options), True)
             start = time.monotonic()
             try:
-                for k, v in compile_launch(launch, arch).items():
+                figures = compile_launch(launch, arch)
+                ptx = figures.pop("ptx")
+                for k, v in figures.items():
                     setattr(row, k, v)
+                if ptx_dir is not None:
+                    ptx_dir.mkdir(parents=True, exist_ok=True)
+                    row.ptx = str(ptx_dir / f"{kernel.parent.name}.{kernel.stem}.{launch.name}.{len(seen)}.ptx")
+                    Path(row.ptx).write_text(ptx)
             except Exception as exc:  # noqa: BLE001 - a launch that does not compile is the finding
                 row.ok, row.error = False, " ".join(f"{type(exc).__name__}: {exc}".split())[:400]
             row.seconds = round(time.monotonic() - start, 2)
@@ -249,6 +269,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="set a module constant first, as the tuner does (repeatable)")
     ap.add_argument("--arch", type=int, default=90, help="compute capability as one number (90 = sm_90)")
     ap.add_argument("--json", type=Path, help="also write the rows here")
+    ap.add_argument("--ptx-dir", type=Path, help="also write each launch's PTX into this folder")
     args = ap.parse_args(argv)
     missing = [str(k) for k in args.kernels if not k.is_file()]
     if missing:
@@ -261,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     seen: set = set()
     for kernel in args.kernels:
         try:
-            rows += run_kernel(kernel, args.shapes, point, args.arch, seen)
+            rows += run_kernel(kernel, args.shapes, point, args.arch, seen, args.ptx_dir)
         except ValueError as exc:
             ap.error(str(exc))
     print(table(rows))

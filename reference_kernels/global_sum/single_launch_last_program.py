@@ -39,6 +39,9 @@ docs/results/h100-2026-12-06-s36/suite-full/) n = 4096 took 2.90 us against torc
 (graph); the other three shapes were ahead. Not profiled yet. One guess was ruled out without a GPU:
 compiled offline for sm_90 (Triton 3.7.1 and its ptxas), the single program's one-trip loop loads
 with plain ld.global, no cp.async staging through shared memory, as a loop-free version does.
+That build lacked the divisibility hints a real launch passes; rebuilt with them
+(tools/offline_compile.py, session 37) the n = 4096 program still loads with four ld.global.v4 a
+thread and no cp.async, in 32 registers.
 """
 
 import torch

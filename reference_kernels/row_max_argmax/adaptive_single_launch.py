@@ -49,10 +49,10 @@ torch.compile's 51.14 (graph, 4.21x), vocab-rows-256 50.74 against 100.61 (1.98x
 114.74 against 116.32 (1.01x; lane_accumulators 1.30x there), and experts-64k-rows-64 11.64 against
 9.89 (graph, 0.85x), still below. At that shape a [64, 64] tile of 16 warps gives a row to 16 lanes,
 and the closing step is three cross-lane reductions per row. Not profiled with Nsight yet. Built
-offline for sm_90 (tools/offline_compile.py, no GPU), that tile takes 217 registers a thread on 4
-warps: at most two programs (8 warps) fit an SM, so while one reduces little else loads. TILE=2048
-(32 rows) takes 128 registers (four programs), TILE=1024 64 (eight). A parameter probe of TILE at
-that shape on the GPU is the next step.
+offline for sm_90 with the launch's own specialization (tools/offline_compile.py, no GPU), that
+tile takes 123 registers a thread on 4 warps: four programs (16 warps) fit an SM, so while they
+reduce little else loads. TILE=2048 (32 rows) takes 62 registers (eight programs), TILE=1024 38.
+A parameter probe of TILE at that shape on the GPU is the next step.
 """
 
 import torch

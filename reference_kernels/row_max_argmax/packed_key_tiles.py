@@ -41,16 +41,16 @@ Layouts (as adaptive_single_launch, whose H100 figures led here):
 Why: on an H100 SXM (2026-12-06, session 37, docs/results/2026-12-06-s37/suite-full-h100/) the
 operator's best kernel at experts-64k-rows-64 (adaptive_single_launch) took 11.64 us against
 torch.compile's 9.89 (0.85x). That is 16 MB in about 10 us, a third of the card's copy bandwidth,
-so both sides are bound by the per-row pair reduction rather than by memory.
-What the compiler made of the idea, offline (Triton 3.7.1 for sm_90, no GPU;
-docs/results/2026-12-06-s37/offline-compile/ptx-counts.txt): at that shape's [64, 64] tile on 4
-warps this kernel's PTX has 2904 instructions and 322 shuffles against adaptive_single_launch's 2091
-and 163. One int64 reduction moves two 32-bit halves per shuffle step and compares in 64 bits, and
-the key costs a few integer operations per element, so the count does not support the guess that
-one reduction beats three. Kept so the GPU decides: checked in Triton's interpreter (the operator's
-CPU shapes; tests/reference_kernels/test_row_max_argmax_edges.py: ties across chunks, NaN with
-either sign, -inf rows, -0.0, both layouts, three parameter points, two calls each) and compiled
-offline for sm_90; not yet run on a GPU, so no timings.
+which suggests (not profiled yet) that both sides are bound by the per-row pair reduction, not by memory.
+What the compiler made of the idea, offline (tools/offline_compile.py: Triton 3.7.1 for sm_90 with
+the launch's own specialization, no GPU; docs/results/2026-12-06-s37/offline-compile/): at that
+shape's [64, 64] tile on 4 warps this kernel's PTX has 988 instructions and 64 shuffles against
+adaptive_single_launch's 1147 and 96, at 127 registers against 123. NARROW_WARPS=8 takes 76
+registers and 16 take 47, so more programs share an SM. Fewer instructions is not yet a faster
+kernel: checked in Triton's interpreter (the operator's CPU shapes;
+tests/reference_kernels/test_row_max_argmax_edges.py: ties across chunks, NaN with either sign,
+-inf rows, -0.0, both layouts, three parameter points, two calls each) and built offline for
+sm_90; not yet run on a GPU, so no timings.
 """
 
 import torch

@@ -62,6 +62,18 @@ def test_a_parameter_point_changes_the_launch(ptxas, tmp_path):
     assert row["options"] == {"num_warps": 4} and row["constexprs"]["BLOCK"] == 1024
 
 
+def test_the_build_carries_the_launch_specialization_and_writes_its_ptx(ptxas, tmp_path):
+    """The aligned bf16 input gets Triton's divisible-by-16 hint, as a real launch would, so the
+    loads vectorize to 16 bytes; with --ptx-dir each launch's PTX is kept beside its row."""
+    out, ptx_dir = tmp_path / "rows.json", tmp_path / "ptx"
+    r = _run(str(GELU), "--shapes", "gemma2-9b-prefill-8k", "--json", str(out), "--ptx-dir", str(ptx_dir))
+    assert r.returncode == 0, r.stderr
+    row = json.loads(out.read_text())[0]
+    ptx = Path(row["ptx"]).read_text()
+    assert Path(row["ptx"]).parent == ptx_dir and ".target sm_90" in ptx
+    assert "ld.global.v4.b32" in ptx
+
+
 def test_a_launch_the_compiler_rejects_is_a_failed_row_and_exit_1(ptxas, tmp_path):
     bad = _kernel(tmp_path, "@triton.jit\ndef _bad(x_ptr, n):\n    i = tl.arange(0, 3)\n"
                             "    tl.store(x_ptr + i, tl.load(x_ptr + i, mask=i < n), mask=i < n)",
