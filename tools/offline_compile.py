@@ -12,8 +12,9 @@ costs in registers, spill bytes and shared memory: the register and occupancy fa
 would show, before any GPU time is spent. Nothing is timed and no kernel runs, so this checks that
 a kernel builds for the card, not that it is right or fast (the interpreter tests do the first).
 
-A forward that reads device data on the host (`.item()`, `.tolist()`) cannot run on meta tensors:
-that shape is reported as not recorded. Exit status: 0 when every recorded launch compiled, 1 when
+An operator whose make_inputs needs data (`.tolist()`, `nonzero`) builds its inputs on the CPU
+first. A kernel forward that reads device data on the host cannot run on meta tensors: that shape
+is reported as not recorded. Exit status: 0 when every recorded launch compiled, 1 when
 one did not, 2 on bad arguments.
 """
 
@@ -121,12 +122,25 @@ def record(kernel: Path, spec: Any, params: dict, dtype: Any, point: dict) -> li
         with torch.device("meta"):
             model = mod.ModelNew(**init)
         model = model.to(device="meta", dtype=dtype) if dtype.is_floating_point else model.to("meta")
-        inputs = ref.make_inputs(dtype=dtype, device="meta", **params)
+        inputs = _meta_inputs(ref, dtype, params)
         with torch.no_grad():
             model(*inputs)
     finally:
         JITFunction.run = original
     return launches
+
+
+def _meta_inputs(ref: Any, dtype: Any, params: dict) -> list:
+    """The forward's inputs as meta tensors. A make_inputs that needs data itself (building a
+    block table from sequence lengths, say) runs on the CPU first, and its tensors become meta."""
+    import torch
+
+    try:
+        return ref.make_inputs(dtype=dtype, device="meta", **params)
+    except (NotImplementedError, RuntimeError):
+        torch.manual_seed(0)
+        made = ref.make_inputs(dtype=dtype, device="cpu", **params)
+        return [t.to("meta") if isinstance(t, torch.Tensor) else t for t in made]
 
 
 def _ptxas() -> Path:

@@ -74,6 +74,16 @@ def test_the_build_carries_the_launch_specialization_and_writes_its_ptx(ptxas, t
     assert "ld.global.v4.b32" in ptx
 
 
+def test_inputs_that_need_data_to_build_are_made_on_the_cpu_then_recorded_on_meta(ptxas, tmp_path):
+    """decode_attention_paged's make_inputs reads its sequence lengths to build the block table,
+    which meta tensors cannot; both of the kernel's launches are still recorded and built."""
+    out = tmp_path / "rows.json"
+    kernel = ROOT / "reference_kernels" / "decode_attention_paged" / "split_k_gqa.py"
+    r = _run(str(kernel), "--shapes", "phi2-mha-b5-ctx513", "--json", str(out))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert {row["function"] for row in json.loads(out.read_text()) if row["ok"]} == {"_decode_split", "_merge_splits"}
+
+
 def test_a_launch_the_compiler_rejects_is_a_failed_row_and_exit_1(ptxas, tmp_path):
     bad = _kernel(tmp_path, "@triton.jit\ndef _bad(x_ptr, n):\n    i = tl.arange(0, 3)\n"
                             "    tl.store(x_ptr + i, tl.load(x_ptr + i, mask=i < n), mask=i < n)",
