@@ -21,6 +21,12 @@ subnormal ones) before the cast: the cast is then exact everywhere, and the resu
 Triton interpreter too, whose fp32-to-fp8 conversion rounds half up and can drop the carry into
 the exponent. On the GPU the hardware conversion would round the same way; the extra integer ops
 are free in a memory-bound kernel. Wins for rows up to about 16K with many tokens.
+On an H100 SXM (2026-12-06, session 37, docs/results/2026-12-06-s37/suite-full-h100/) llama3-8b-down-prefill-8k
+(14336 columns, padded to 16384 in registers) took 133.89 us against torch.compile's 126.42 (0.94x,
+SOL 0.79), where the 4096- and 8192-column shapes reach SOL 0.87-0.89. Built offline for sm_90
+(tools/offline_compile.py, docs/results/2026-12-06-s37/offline-compile/losers.md) that launch takes 127 registers a
+thread on 8 warps, so two programs (16 warps) fit an SM. Not profiled with Nsight yet; NUM_WARPS=16
+(half the elements, and so fewer registers, a thread) is the next probe.
 """
 
 import torch

@@ -39,6 +39,12 @@ trails, yet.
 The arrival counters live on the module instance, one buffer per device, and every launch leaves
 them at zero; two launches of the same instance running at once on different streams would share
 them, so one instance serves one stream at a time.
+On an H100 SXM (2026-12-06, session 37, docs/results/2026-12-06-s37/suite-full-h100/) short-rows-64k (65536 rows of 128 columns) took 13.40 us against torch.compile's 12.90 (graph,
+0.96x) and hidden-4k-rows-8192 46.08 against 45.82 (0.99x); the other three shapes were ahead.
+Built offline for sm_90 (tools/offline_compile.py, docs/results/2026-12-06-s37/offline-compile/losers.md), the
+128-column tile ([32, 128] on 4 warps) takes 88 registers a thread, so five programs (20 warps)
+fit an SM; the 4096-column rows take 32. Not profiled with Nsight yet; TILE=2048 and 1024 at the
+128-column shape are the next probe.
 """
 
 import torch
