@@ -38,6 +38,10 @@ SUITES = ROOT / "suites"
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid")
 
 
+class BadParam(ValueError):
+    """A --param names a constant the kernel file does not define."""
+
+
 @dataclass(frozen=True)
 class Launch:
     """One recorded `fn[grid](...)`: what the compiler needs, and nothing of the data."""
@@ -109,6 +113,8 @@ def record(kernel: Path, spec: Any, params: dict, dtype: Any, point: dict) -> li
     ref = _import(Path(spec.reference), f"offline_ref_{spec.name}")
     mod = _import(kernel, f"offline_kernel_{kernel.stem}")
     for name, value in point.items():
+        if not hasattr(mod, name):
+            raise BadParam(f"--param {name}: {kernel} has no module constant {name}")
         setattr(mod, name, value)
     launches: list[Launch] = []
     original = JITFunction.run
@@ -234,6 +240,8 @@ def run_kernel(kernel: Path, which: str, point: dict, arch: int, seen: set,
     for shape in _shapes(spec, which):
         try:
             launches = record(kernel, spec, dict(shape.params), dtype, point)
+        except BadParam:
+            raise
         except Exception as exc:  # noqa: BLE001 - a forward that needs data is reported, not fatal
             out.append(Compiled(rel, shape.id, "(not recorded)", {}, {}, False,
                                 error=" ".join(f"forward on meta tensors: {type(exc).__name__}: {exc}".split())[:300]))

@@ -103,6 +103,7 @@ def test_a_forward_that_reads_data_is_reported_not_recorded(ptxas, tmp_path):
 @pytest.mark.parametrize("args,needle", [
     (["--param", "BLOCK"], "NAME=VALUE"),
     (["--shapes", "no-such-shape"], "no-such-shape"),
+    (["--param", "NO_SUCH_CONSTANT=4"], "NO_SUCH_CONSTANT"),
 ])
 def test_bad_arguments_exit_2_naming_what_is_wrong(args, needle):
     r = _run(str(GELU), *args)
