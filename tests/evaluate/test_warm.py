@@ -207,7 +207,7 @@ def test_a_real_warming_process_lives_for_the_session(tmp_path):
         proc = w.workers[0].proc
         settle()
         w.submit(spec, "float32", [{"n_rows": 2, "hidden": 8}], c[1:])
-        assert w.workers[0].proc is proc and w.busy()
+        assert w.workers[0].proc is proc   # busy() right here would race: a batch of failing compiles can end first
         settle()
         assert proc.poll() is None and len(list(w.folder.glob("*.done"))) == 2
     finally:
