@@ -35,6 +35,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITES = ROOT / "suites"
+# sm_90 (H100, H200) per SM: 64K 32-bit registers, 64 warps, 32 resident programs, 228 KB of shared
+# memory of which the driver reserves 1 KB per program (CUDA C++ Programming Guide, compute capability 9.0)
+SM90_LIMITS = {"registers": 65536, "warps": 64, "programs": 32, "shared_bytes": 233472, "reserved_shared": 1024}
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid")
 
 
@@ -69,6 +72,16 @@ class Compiled:
     seconds: float = 0.0
     error: str = ""
     ptx: str = ""  # where --ptx-dir wrote this launch's PTX
+    programs_per_sm: int | None = None  # resident at once, by registers, warps and shared memory (sm_90)
+
+
+def programs_per_sm(registers: int, warps: int, shared_bytes: int, limits: dict = SM90_LIMITS) -> int:
+    """How many programs of this launch one SM holds at once: registers are allocated per warp in
+    units of 256 (8 a thread), shared memory per program plus the driver's reserve."""
+    per_warp = -(-max(registers, 1) // 8) * 8 * 32
+    by_regs = limits["registers"] // (per_warp * warps)
+    by_shared = limits["shared_bytes"] // (shared_bytes + limits["reserved_shared"])
+    return max(0, min(by_regs, limits["warps"] // warps, by_shared, limits["programs"]))
 
 
 def _import(path: Path, name: str):
@@ -258,6 +271,9 @@ def run_kernel(kernel: Path, which: str, point: dict, arch: int, seen: set,
                 ptx = figures.pop("ptx")
                 for k, v in figures.items():
                     setattr(row, k, v)
+                if arch == 90 and row.registers:
+                    row.programs_per_sm = programs_per_sm(row.registers, row.options.get("num_warps", 4),
+                                                          row.shared_bytes or 0)
                 if ptx_dir is not None:
                     ptx_dir.mkdir(parents=True, exist_ok=True)
                     row.ptx = str(ptx_dir / f"{kernel.parent.name}.{kernel.stem}.{launch.name}.{len(seen)}.ptx")
@@ -270,16 +286,18 @@ def run_kernel(kernel: Path, which: str, point: dict, arch: int, seen: set,
 
 
 def table(rows: list[Compiled]) -> str:
-    lines = ["| kernel | shape | function | constexprs | options | compiles | registers | spill st/ld bytes | shared bytes | s |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| kernel | shape | function | constexprs | options | compiles | registers | spill st/ld bytes | shared bytes | "
+             "programs / SM (warps) | s |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         consts = ", ".join(f"{k}={v}" for k, v in r.constexprs.items())
         opts = ", ".join(f"{k}={v}" for k, v in r.options.items())
         spill = "" if r.spill_store_bytes is None else f"{r.spill_store_bytes}/{r.spill_load_bytes}"
         status = "yes" if r.ok else f"**no**: {r.error}"
+        resident = ("" if r.programs_per_sm is None
+                    else f"{r.programs_per_sm} ({r.programs_per_sm * r.options.get('num_warps', 4)})")
         lines.append(f"| {r.kernel} | {r.shape} | {r.function} | {consts} | {opts} | {status} | "
                      f"{'' if r.registers is None else r.registers} | {spill} | "
-                     f"{'' if r.shared_bytes is None else r.shared_bytes} | {r.seconds:g} |")
+                     f"{'' if r.shared_bytes is None else r.shared_bytes} | {resident} | {r.seconds:g} |")
     return "\n".join(lines)
 
 

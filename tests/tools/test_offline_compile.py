@@ -50,7 +50,25 @@ def test_compiles_each_distinct_launch_and_reports_registers(ptxas, tmp_path):
     assert row["ok"] and row["function"] == "_gelu_and_mul_flat"
     assert row["constexprs"]["d"] == 14336 and row["options"] == {"num_warps": 8}
     assert 0 < row["registers"] <= 255 and row["spill_store_bytes"] == 0
+    assert row["programs_per_sm"] >= 1
     assert "| yes |" in r.stdout
+
+
+@pytest.mark.parametrize("registers,warps,shared,want", [
+    (123, 4, 256, 4),      # 128 registers a thread x 128 threads: 16K of the SM's 64K
+    (62, 4, 128, 8),       # rounded up to 64: eight programs
+    (32, 4, 0, 16),        # registers allow 16, and 16 x 4 warps is the SM's 64
+    (72, 4, 196608, 1),    # 192 KB of shared memory (plus the 1 KB reserve) leaves room for one
+    (255, 8, 0, 1),        # 256 x 256 threads: the whole register file
+    (16, 1, 0, 32),        # one-warp programs stop at 32 resident programs
+])
+def test_programs_per_sm_follows_the_sm90_limits(registers, warps, shared, want):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("offline_compile_tool", TOOL)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    assert tool.programs_per_sm(registers, warps, shared) == want
 
 
 def test_a_parameter_point_changes_the_launch(ptxas, tmp_path):
