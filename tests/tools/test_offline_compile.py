@@ -62,11 +62,12 @@ def test_compiles_each_distinct_launch_and_reports_registers(ptxas, tmp_path):
     (255, 8, 0, 1),        # 256 x 256 threads: the whole register file
     (16, 1, 0, 32),        # one-warp programs stop at 32 resident programs
 ])
-def test_programs_per_sm_follows_the_sm90_limits(registers, warps, shared, want):
+def test_programs_per_sm_follows_the_sm90_limits(registers, warps, shared, want, monkeypatch):
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("offline_compile_tool", TOOL)
     tool = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, tool)  # its dataclasses look their module up
     spec.loader.exec_module(tool)
     assert tool.programs_per_sm(registers, warps, shared) == want
 
