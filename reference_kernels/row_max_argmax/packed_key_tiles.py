@@ -45,8 +45,9 @@ which suggests (not profiled yet) that both sides are bound by the per-row pair 
 What the compiler made of the idea, offline (tools/offline_compile.py: Triton 3.7.1 for sm_90 with
 the launch's own specialization, no GPU; docs/results/2026-12-06-s37/offline-compile/): at that
 shape's [64, 64] tile on 4 warps this kernel's PTX has 988 instructions and 64 shuffles against
-adaptive_single_launch's 1147 and 96, at 127 registers against 123. NARROW_WARPS=8 takes 76
-registers and 16 take 47, so more programs share an SM. Fewer instructions is not yet a faster
+adaptive_single_launch's 1147 and 96, at 127 registers against 123 (four programs, 16 warps, per
+SM). NARROW_WARPS=8 takes 76 registers and 16 take 47: three and two programs, so 24 and 32 warps
+resident. Fewer instructions is not yet a faster
 kernel: checked in Triton's interpreter (the operator's CPU shapes;
 tests/reference_kernels/test_row_max_argmax_edges.py: ties across chunks, NaN with either sign,
 -inf rows, -0.0, both layouts, three parameter points, two calls each) and built offline for
