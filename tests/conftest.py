@@ -32,3 +32,17 @@ def evaluator(cpu_pool):
     from aka.evaluate.evaluator import Evaluator
 
     return Evaluator(cpu_pool)
+
+
+@pytest.fixture(scope="session")
+def ptxas():
+    """The ptxas Triton ships (tools/offline_compile.py builds sm_90 code with it); skips where
+    the installed Triton build has none, since the offline build cannot run there."""
+    from pathlib import Path
+
+    import triton
+
+    path = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "ptxas"
+    if not path.exists():
+        pytest.skip("this Triton build ships no ptxas, so no sm_90 build can run here")
+    return path

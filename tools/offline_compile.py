@@ -21,7 +21,6 @@ one did not, 2 on bad arguments.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import inspect
 import json
 import re
@@ -39,10 +38,6 @@ SUITES = ROOT / "suites"
 # memory of which the driver reserves 1 KB per program (CUDA C++ Programming Guide, compute capability 9.0)
 SM90_LIMITS = {"registers": 65536, "warps": 64, "programs": 32, "shared_bytes": 233472, "reserved_shared": 1024}
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid")
-
-
-class BadParam(ValueError):
-    """A --param names a constant the kernel file does not define."""
 
 
 @dataclass(frozen=True)
@@ -84,13 +79,6 @@ def programs_per_sm(registers: int, warps: int, shared_bytes: int, limits: dict 
     return max(0, min(by_regs, limits["warps"] // warps, by_shared, limits["programs"]))
 
 
-def _import(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _launch_of(fn: Any, args: tuple, kwargs: dict) -> Launch:
     """The launch as Triton's own launcher would specialize it: pointer and integer arguments
     divisible by 16 carry that hint (meta tensors keep their storage offsets, so alignment is
@@ -118,17 +106,12 @@ def _launch_of(fn: Any, args: tuple, kwargs: dict) -> Launch:
                   tuple(attrs))
 
 
-def record(kernel: Path, spec: Any, params: dict, dtype: Any, point: dict) -> list[Launch]:
-    """The launches KERNEL's ModelNew makes at PARAMS, on meta tensors, in call order."""
+def record(mod: Any, ref: Any, params: dict, dtype: Any) -> list[Launch]:
+    """The launches the kernel module MOD's ModelNew makes at PARAMS (its operator's reference
+    module REF makes the inputs), on meta tensors, in call order."""
     import torch
     from triton.runtime.jit import JITFunction
 
-    ref = _import(Path(spec.reference), f"offline_ref_{spec.name}")
-    mod = _import(kernel, f"offline_kernel_{kernel.stem}")
-    for name, value in point.items():
-        if not hasattr(mod, name):
-            raise BadParam(f"--param {name}: {kernel} has no module constant {name}")
-        setattr(mod, name, value)
     launches: list[Launch] = []
     original = JITFunction.run
 
@@ -222,23 +205,19 @@ def _parse_point(items: list[str]) -> dict:
 
 
 def _shapes(spec: Any, which: str) -> list:
-    gpu = list(spec.shapes) + list(spec.held_out_shapes)
-    if which == "all":
-        return gpu
-    if which == "cpu":
-        return list(spec.cpu_shapes) + list(spec.cpu_held_out_shapes)
-    wanted = which.split(",")
-    by_id = {s.id: s for s in gpu + list(spec.cpu_shapes) + list(spec.cpu_held_out_shapes)}
-    unknown = [w for w in wanted if w not in by_id]
-    if unknown:
-        raise ValueError(f"--shapes: {spec.name} has no shape {', '.join(unknown)}")
-    return [by_id[w] for w in wanted]
+    if which in ("all", "cpu"):
+        return [s for group in spec.run_shapes(interpreter=which == "cpu") for s in group]
+    try:
+        return [spec.shape(w) for w in which.split(",")]
+    except KeyError as exc:
+        raise ValueError(f"--shapes: {exc.args[0]}") from None
 
 
 def run_kernel(kernel: Path, which: str, point: dict, arch: int, seen: set,
                ptx_dir: Path | None = None) -> list[Compiled]:
     import torch
 
+    from aka.evaluate.loading import load_module
     from aka.spec.kernel import read_kernel_meta
     from aka.spec.load import load_op
 
@@ -248,13 +227,17 @@ def run_kernel(kernel: Path, which: str, point: dict, arch: int, seen: set,
         raise ValueError(f"{kernel}: front matter op {meta.op!r} names no operator under {SUITES}")
     spec = load_op(dirs[0].parent)
     dtype = getattr(torch, spec.dtype)
+    ref = load_module(str(spec.reference), "offline_ref")
+    mod = load_module(str(kernel.resolve()), "offline_kernel")
+    for name, value in point.items():
+        if not hasattr(mod, name):
+            raise ValueError(f"--param {name}: {kernel} has no module constant {name}")
+        setattr(mod, name, value)
     rel = str(kernel.resolve().relative_to(ROOT)) if kernel.resolve().is_relative_to(ROOT) else str(kernel)
     out: list[Compiled] = []
     for shape in _shapes(spec, which):
         try:
-            launches = record(kernel, spec, dict(shape.params), dtype, point)
-        except BadParam:
-            raise
+            launches = record(mod, ref, dict(shape.params), dtype)
         except Exception as exc:  # noqa: BLE001 - a forward that needs data is reported, not fatal
             out.append(Compiled(rel, shape.id, "(not recorded)", {}, {}, False,
                                 error=" ".join(f"forward on meta tensors: {type(exc).__name__}: {exc}".split())[:300]))

@@ -5,23 +5,22 @@ points. Runs in Triton's interpreter here (tests/conftest.py) and on a GPU where
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
+import os
 from pathlib import Path
 
 import pytest
 import torch
 
+from aka.evaluate.loading import load_module
+
 ROOT = Path(__file__).resolve().parents[2]
 KERNELS = ("adaptive_single_launch", "packed_key_tiles")
-DEVICE = "cuda" if torch.cuda.is_available() and not __import__("os").environ.get("TRITON_INTERPRET") else "cpu"
+DEVICE = "cuda" if torch.cuda.is_available() and not os.environ.get("TRITON_INTERPRET") else "cpu"
 
 
 def _load(name: str, **params):
-    path = ROOT / "reference_kernels" / "row_max_argmax" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"rma_edges_{name}_{abs(hash(tuple(params.items())))}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_module(str(ROOT / "reference_kernels" / "row_max_argmax" / f"{name}.py"), "rma_edges")
     for k, v in params.items():
         assert hasattr(module, k), f"{name} has no constant {k}"
         setattr(module, k, v)

@@ -18,14 +18,6 @@ ROOT = Path(__file__).resolve().parents[2]
 OPS = sorted(p.name for p in (ROOT / "reference_kernels").iterdir() if p.is_dir() and any(p.glob("*.py")))
 
 
-@pytest.fixture(scope="module")
-def ptxas():
-    import triton
-
-    if not (Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "ptxas").exists():
-        pytest.skip("this Triton build ships no ptxas")
-
-
 @pytest.mark.parametrize("op", OPS)
 def test_every_kernel_of_the_operator_builds_for_sm90(op, ptxas, tmp_path):
     kernels = sorted((ROOT / "reference_kernels" / op).glob("*.py"))

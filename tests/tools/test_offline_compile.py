@@ -22,16 +22,6 @@ def _run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
                           env={**env, "PYTHONPATH": str(ROOT)}, timeout=300)
 
 
-@pytest.fixture(scope="module")
-def ptxas():
-    import triton
-
-    path = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "ptxas"
-    if not path.exists():
-        pytest.skip("this Triton build ships no ptxas")
-    return path
-
-
 def _kernel(tmp_path: Path, body: str, forward: str) -> Path:
     head = GELU.read_text().split('"""', 2)[1]           # gelu_and_mul's front matter, reused
     path = tmp_path / "probe_kernel.py"
