@@ -36,7 +36,7 @@ import sys
 import tempfile
 import threading
 import time
-from contextlib import ExitStack
+from contextlib import ExitStack, nullcontext
 from dataclasses import asdict, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -345,6 +345,16 @@ def _stored(entry: dict, label: str, partial: bool = False) -> dict:
     return entry | {"measured_at": _stamp(), "label": label} | ({PARTIAL: True} if partial else {})
 
 
+def _checkpointer(data: dict, op: str, label: str, save: Any, guard: Any = None) -> Any:
+    """bench_op's ON_KERNEL for OP: store the entry so far as partial and save (under GUARD, the
+    jobs' lock, where several operators are measured at once)."""
+    def keep(entry: dict) -> None:
+        with guard or nullcontext():
+            data["ops"][op] = _stored(entry, label, partial=True)
+            save()
+    return keep
+
+
 def save_json(path: Path, data: dict) -> None:
     """Replace PATH whole (a temporary beside it, then a rename): a run killed mid-save leaves the
     previous file, never a truncated one."""
@@ -482,10 +492,7 @@ def measure(ev: Any, kernels: dict[str, list[Path]], suite: Path, data: dict, wa
                 break
             ahead.start(todo[i:i + 2])
             rest, entry = resume_point(data, op, files, redo(op))
-
-            def keep(e: dict, op: str = op) -> None:
-                data["ops"][op] = _stored(e, args.label, partial=True)
-                save()
+            keep = _checkpointer(data, op, args.label, save)
             data["ops"][op] = _stored(bench_op(ev, suite / op, rest, entry=entry, on_kernel=keep, **timed_as(args)),
                                       args.label)
             ahead.done(op)
@@ -517,11 +524,7 @@ def _measure_jobs(evs: list, todo: list, suite: Path, data: dict, save: Any, arg
                     op, files = queue.pop(0)
                     rest, entry = resume_point(data, op, files, redo(op))
                 ahead.start([(op, files)])
-
-                def keep(e: dict, op: str = op) -> None:
-                    with guard:
-                        data["ops"][op] = _stored(e, args.label, partial=True)
-                        save()
+                keep = _checkpointer(data, op, args.label, save, guard)
                 try:
                     entry = bench_op(ev, suite / op, rest, entry=entry, on_kernel=keep, **timed_as(args))
                 except SpecError as exc:
