@@ -219,13 +219,13 @@ def run_kernel(kernel: Path, which: str, point: dict, arch: int, seen: set,
 
     from aka.evaluate.loading import load_module
     from aka.spec.kernel import read_kernel_meta
-    from aka.spec.load import load_op
+    from aka.spec.load import load_op, operator_folder
 
     meta = read_kernel_meta(kernel)
-    dirs = sorted(SUITES.glob(f"*/{meta.op}/op.yaml"))
-    if not dirs:
+    folder = operator_folder(SUITES, meta.op)
+    if folder is None:
         raise ValueError(f"{kernel}: front matter op {meta.op!r} names no operator under {SUITES}")
-    spec = load_op(dirs[0].parent)
+    spec = load_op(folder)
     dtype = getattr(torch, spec.dtype)
     ref = load_module(str(spec.reference), "offline_ref")
     mod = load_module(str(kernel.resolve()), "offline_kernel")

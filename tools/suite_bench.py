@@ -670,12 +670,12 @@ def _bar_facts(op: str, entry: dict) -> tuple[str, dict[str, str]]:
     results, else (results from before they were) from its op.yaml in this repository's suites."""
     if "phases" in entry:
         return entry.get("library", ""), entry["phases"]
-    from aka.spec.load import load_op  # no torch
+    from aka.spec.load import load_op, operator_folder  # no torch
 
-    found = sorted(Path(__file__).resolve().parents[1].glob(f"suites/*/{op}/op.yaml"))
-    if not found:
+    folder = operator_folder(Path(__file__).resolve().parents[1] / "suites", op)
+    if folder is None:
         return "", {}
-    spec = load_op(found[0])
+    spec = load_op(folder)
     return spec.library, {s.id: s.phase for s in spec.shapes}
 
 

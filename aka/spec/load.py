@@ -59,6 +59,16 @@ def load_op(path: str | Path) -> OpSpec:
     return _from_mapping(p, data)
 
 
+def operator_folder(suites: str | Path, op: str) -> Path | None:
+    """The folder of operator OP among the suites under SUITES (`SUITES/*/OP/op.yaml`), or None.
+    Operator names are unique across suites; two folders of one name raise a SpecError naming both."""
+    found = sorted(p.parent for p in Path(suites).glob(f"*/{op}/op.yaml"))
+    if len(found) > 1:
+        raise SpecError(str(suites), "name", f"operator {op!r} is defined in more than one suite: "
+                        + ", ".join(str(f) for f in found))
+    return found[0] if found else None
+
+
 def _from_mapping(p: Path, data: dict[str, Any]) -> OpSpec:
     f = str(p)
     unknown = sorted(set(data) - set(REQUIRED) - set(OPTIONAL))

@@ -8,7 +8,7 @@ import pytest
 from aka.evaluate.evaluator import EvalOptions
 from aka.evaluate.review import review
 from aka.spec.kernel import read_kernel_meta
-from aka.spec.load import load_op
+from aka.spec.load import load_op, operator_folder
 
 ROOT = Path(__file__).parents[2]
 KERNELS = sorted((ROOT / "reference_kernels").rglob("*.py"))
@@ -17,9 +17,9 @@ SUITES = ROOT / "suites"
 
 def op_folder(op: str) -> Path:
     """The one suite folder named `op` (operator names are unique across suites)."""
-    found = sorted(SUITES.glob(f"*/{op}/op.yaml"))
-    assert len(found) == 1, f"operator {op!r} must exist in exactly one suite, found {found}"
-    return found[0].parent
+    folder = operator_folder(SUITES, op)
+    assert folder is not None, f"operator {op!r} is in no suite"
+    return folder
 
 
 def test_there_are_kernels_for_the_harness_operators():

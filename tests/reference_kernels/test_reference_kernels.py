@@ -21,7 +21,7 @@ import torch
 from aka.errors import SpecError
 from aka.evaluate.worker import exact_fp32
 from aka.spec.kernel import read_kernel_meta
-from aka.spec.load import load_op
+from aka.spec.load import load_op, operator_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNELS = sorted((ROOT / "reference_kernels").rglob("*.py"))
@@ -34,7 +34,8 @@ SEED = 1234
 
 
 def _op_dirs(op: str) -> list[Path]:
-    return [p.parent for p in SUITES.glob(f"*/{op}/op.yaml")]
+    folder = operator_folder(SUITES, op)
+    return [folder] if folder else []
 
 
 def _import(path: Path, tag: str):

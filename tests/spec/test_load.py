@@ -157,3 +157,19 @@ def test_library_names_the_single_call_the_reference_makes(tmp_path):
         with pytest.raises(SpecError) as err:
             load_op(tmp_path)
         assert err.value.field == "library" and err.value.exit_code == 2
+
+
+def test_operator_folder_finds_one_suite_folder_and_refuses_two(tmp_path):
+    from aka.spec.load import operator_folder
+
+    for suite in ("a", "b"):
+        (tmp_path / suite / "relu").mkdir(parents=True)
+        (tmp_path / suite / "relu" / "op.yaml").write_text("name: relu\n")
+    (tmp_path / "a" / "gelu").mkdir()
+    (tmp_path / "a" / "gelu" / "op.yaml").write_text("name: gelu\n")
+    (tmp_path / "b" / "notes").mkdir()  # a folder without op.yaml is no operator
+    assert operator_folder(tmp_path, "gelu") == tmp_path / "a" / "gelu"
+    assert operator_folder(tmp_path, "notes") is None
+    assert operator_folder(tmp_path, "missing") is None
+    with pytest.raises(SpecError, match=r"more than one suite.*a/relu.*b/relu"):
+        operator_folder(tmp_path, "relu")
