@@ -40,7 +40,7 @@ def _round_e4m3(v):
 
 
 @triton.jit
-def _quant_row_blocked(x_ptr, q_ptr, s_ptr, n_cols, x_stride, q_stride, BLOCK_N: tl.constexpr):
+def _quant_row_blocked(x_ptr, q_ptr, s_ptr, n_cols, x_stride, q_stride, BLOCK_N: tl.constexpr, HW_CAST: tl.constexpr):
     row = tl.program_id(0).to(tl.int64)
     x_row = x_ptr + row * x_stride
     q_row = q_ptr + row * q_stride
@@ -48,13 +48,14 @@ def _quant_row_blocked(x_ptr, q_ptr, s_ptr, n_cols, x_stride, q_stride, BLOCK_N:
     run = tl.zeros([BLOCK_N], dtype=tl.float32)
     for start in range(0, n_cols, BLOCK_N):
         m = start + cols < n_cols
-        x = tl.load(x_row + start + cols, mask=m, other=0.0).to(tl.float32)
+        x = tl.load(x_row + start + cols, mask=m, other=0.0, eviction_policy="evict_last").to(tl.float32)
         run = tl.maximum(run, tl.abs(x))
     scale = tl.maximum(tl.max(run, axis=0) / 448.0, 1.0 / (448.0 * 512.0))
     for start in range(0, n_cols, BLOCK_N):
         m = start + cols < n_cols
-        x = tl.load(x_row + start + cols, mask=m, other=0.0).to(tl.float32)
-        q = _round_e4m3(tl.clamp(x / scale, -448.0, 448.0))
+        x = tl.load(x_row + start + cols, mask=m, other=0.0, eviction_policy="evict_first").to(tl.float32)
+        q = tl.clamp(x / scale, -448.0, 448.0)
+        q = q if HW_CAST else _round_e4m3(q)
         tl.store(q_row + start + cols, q.to(q_ptr.dtype.element_ty), mask=m)
     tl.store(s_ptr + row, scale)
 
@@ -68,5 +69,5 @@ class ModelNew(torch.nn.Module):
         scale = torch.empty((n_rows, 1), dtype=torch.float32, device=x.device)
         if n_rows > 0:
             _quant_row_blocked[(n_rows,)](x2, q, scale, hidden, x2.stride(0), q.stride(0),
-                                          BLOCK_N=BLOCK_N, num_warps=NUM_WARPS)
+                                          BLOCK_N=BLOCK_N, HW_CAST=x.device.type != "cpu", num_warps=NUM_WARPS)
         return q.view(*x.shape[:-1], hidden), scale.view(*x.shape[:-1], 1)

@@ -47,14 +47,15 @@ def _round_e4m3(v):
 
 
 @triton.jit
-def _quant_row(x_ptr, q_ptr, s_ptr, n_cols, x_stride, q_stride, BLOCK: tl.constexpr):
+def _quant_row(x_ptr, q_ptr, s_ptr, n_cols, x_stride, q_stride, BLOCK: tl.constexpr, HW_CAST: tl.constexpr):
     row = tl.program_id(0).to(tl.int64)
     cols = tl.arange(0, BLOCK)
     mask = cols < n_cols
     x = tl.load(x_ptr + row * x_stride + cols, mask=mask, other=0.0).to(tl.float32)
     amax = tl.max(tl.abs(x), axis=0)
     scale = tl.maximum(amax / 448.0, 1.0 / (448.0 * 512.0))
-    q = _round_e4m3(tl.clamp(x / scale, -448.0, 448.0))
+    q = tl.clamp(x / scale, -448.0, 448.0)
+    q = q if HW_CAST else _round_e4m3(q)
     tl.store(q_ptr + row * q_stride + cols, q.to(q_ptr.dtype.element_ty), mask=mask)
     tl.store(s_ptr + row, scale)
 
@@ -68,5 +69,5 @@ class ModelNew(torch.nn.Module):
         scale = torch.empty((n_rows, 1), dtype=torch.float32, device=x.device)
         if n_rows > 0:
             _quant_row[(n_rows,)](x2, q, scale, hidden, x2.stride(0), q.stride(0),
-                                  BLOCK=triton.next_power_of_2(hidden), num_warps=NUM_WARPS)
+                                  BLOCK=triton.next_power_of_2(hidden), HW_CAST=x.device.type != "cpu", num_warps=NUM_WARPS)
         return q.view(*x.shape[:-1], hidden), scale.view(*x.shape[:-1], 1)
