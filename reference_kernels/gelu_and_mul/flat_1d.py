@@ -24,7 +24,12 @@ Why this kernel: on an H100 SXM (2026-12-06, session 37, docs/results/2026-12-06
 both older gelu_and_mul kernels stream at SOL 0.88-0.91 of the datasheet at the four prefill
 shapes and sit 2-5 % behind torch.compile there (row_col_grid 0.95-0.96x, rows_per_program_loop
 0.95-0.98x), while silu_and_mul/flat_1d, the same memory traffic with a cheaper activation,
-reaches SOL 0.93-0.95 and 0.99-1.00x. Interpreter-checked; not yet measured on a GPU.
+reaches SOL 0.93-0.95 and 0.99-1.00x.
+Measured on an H100 SXM (2026-12-06, session 38, bf16, GPU correctness passed; `tools/suite_bench.py
+--kernels` joined to session 37's baselines, docs/results/2026-12-06-s38/): the four prefill shapes
+at SOL 0.92-0.94 and 0.997-1.001x torch.compile (gemma2-9b-prefill-8k 227.23 us against 227.28), so
+level with it at the copy ceiling rather than ahead; gemma2-9b-decode-32 3.15 against 3.39 (graph,
+1.08x) and gemma2-27b-tp4-decode-256 6.15 against 6.64 (1.08x).
 """
 
 import torch

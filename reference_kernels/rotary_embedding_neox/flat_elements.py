@@ -30,6 +30,13 @@ loads), so a partial rotary reads the pass-through dims once. With full rotary e
 four loads where the half-tile kernels make two per pair; meant for partial rotary and small decode
 batches, where the contiguous span and a grid that does not depend on the head count matter more.
 Warps = BLOCK / (32 * ELEMS_PER_THREAD), clamped to 1..16.
+Measured by the harness on an H100 SXM (2026-12-06, session 38, bf16, `tools/suite_bench.py --kernels`
+joined to session 37's baselines from the same kind of card, docs/results/2026-12-06-s38/; GPU
+correctness passed at every shape): phi2-partial-decode-64 3.15 us against torch.compile's 3.39
+(graph, 1.08x; flat_head_rows had 0.93x), llama3-8b-decode-32 2.90 against 4.89 (1.69x),
+llama3-70b-tp8-prefill-4k 9.40 against 11.14 (graph, 1.19x). With full rotary at the large prefill
+shapes the four loads an element cost what the layout predicts: llama3-8b-prefill-16k 147.02 against
+139.49 (0.95x) and qwen2.5-7b-prefill-8k 59.46 against 58.46 (0.98x), where flat_head_rows leads.
 """
 
 import torch

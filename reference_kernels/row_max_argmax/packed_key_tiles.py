@@ -51,7 +51,13 @@ resident. Fewer instructions is not yet a faster
 kernel: checked in Triton's interpreter (the operator's CPU shapes;
 tests/reference_kernels/test_row_max_argmax_edges.py: ties across chunks, NaN with either sign,
 -inf rows, -0.0, both layouts, three parameter points, two calls each) and built offline for
-sm_90; not yet run on a GPU, so no timings.
+sm_90.
+On an H100 SXM (2026-12-06, session 38, fp32, GPU correctness passed with the edge tests;
+`tools/suite_bench.py --kernels` joined to session 37's baselines, docs/results/2026-12-06-s38/):
+the fewer instructions bought nothing at the narrow shape, experts-64k-rows-64 11.65 us against
+torch.compile's 9.89 (graph, 0.85x, the same as adaptive_single_launch). The decode split gained a
+little: vocab-rows-32 11.15 against 51.14 (graph, 4.59x; adaptive 12.14), vocab-rows-256 49.54
+against 100.61 (2.03x). hidden-16k-rows took 133.06 against 116.32 (0.87x; adaptive 114.74).
 """
 
 import torch
