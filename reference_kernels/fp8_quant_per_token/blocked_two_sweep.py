@@ -2,7 +2,7 @@
 ---
 op: fp8_quant_per_token
 strategy: blocked-columns-two-sweeps
-techniques: [column-blocking, fp8-scaling, round-to-nearest-even, two-pass, masked-tail]
+techniques: [column-blocking, fp8-scaling, round-to-nearest-even, two-pass, masked-tail, eviction-hints]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [sm89, sm90, gfx942]
@@ -18,7 +18,11 @@ absolute maximum, the second re-reads each chunk (usually from L2, the row was j
 divides by the scale, rounds to the e4m3 grid explicitly (ties to even, exact on the interpreter
 and the GPU) and stores fp8. Register use is bounded by BLOCK_N whatever the hidden size, so it
 keeps occupancy on wide rows (14336-wide down-projection inputs) where a whole-row kernel spills
-or needs 16 warps; it pays a second read of the row, which L2 mostly absorbs.
+or needs 16 warps; it pays a second read of the row, which L2 mostly absorbs: the first sweep loads
+with evict_last and the second with evict_first, so the row stays in L2 between them and leaves it
+after (torch.compile's generated two-sweep kernel for this operator, read from its cache on the H100
+in session 38, does the same). On a GPU the rounding is the hardware's fp8 conversion (HW_CAST, as in
+one_row_registers); the integer rounding remains for the interpreter.
 """
 
 import torch

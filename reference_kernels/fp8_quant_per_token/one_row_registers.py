@@ -19,8 +19,11 @@ and q written once. The fp32 quotient is rounded to the e4m3 grid explicitly (ro
 even with integer bit arithmetic for normal values and an add-and-subtract of 1.5 * 2^14 for
 subnormal ones) before the cast: the cast is then exact everywhere, and the result is right on the
 Triton interpreter too, whose fp32-to-fp8 conversion rounds half up and can drop the carry into
-the exponent. On the GPU the hardware conversion would round the same way; the extra integer ops
-are free in a memory-bound kernel. Wins for rows up to about 16K with many tokens.
+the exponent. On a GPU (HW_CAST, any device but the CPU) the kernel casts directly: the hardware
+conversion (cvt.rn.satfinite.e4m3x2.f32 on sm_90) rounds to nearest even the same way, in one
+instruction for two values where the integer rounding takes about ten per value, and a
+down-projection row of 14336 values makes that count (offline sm_90 build: 76 registers a thread
+instead of 127 at llama3-8b-down-prefill-8k). Wins for rows up to about 16K with many tokens.
 On an H100 SXM (2026-12-06, session 37, docs/results/2026-12-06-s37/suite-full-h100/) llama3-8b-down-prefill-8k
 (14336 columns, padded to 16384 in registers) took 133.89 us against torch.compile's 126.42 (0.94x,
 SOL 0.79), where the 4096- and 8192-column shapes reach SOL 0.87-0.89. Built offline for sm_90
