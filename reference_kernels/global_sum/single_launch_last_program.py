@@ -10,6 +10,8 @@ params:
   BLOCK: {values: [1024, 2048, 4096, 8192], default: 4096}
   PROGRAMS_PER_SM: {values: [1, 2, 4, 8], default: 4}
   NUM_WARPS: {values: [4, 8, 16], default: 16}
+  ONE_PROGRAM_BLOCK: {values: [1024, 2048, 4096], default: 2048}
+  ONE_PROGRAM_WARPS: {values: [4, 8, 16, 32], default: 16}
 requires: []
 sources:
   - https://developer.download.nvidia.com/assets/cuda/files/reduction.pdf
@@ -22,7 +24,7 @@ program reduces its blocks into an fp32 vector, stores one partial and bumps an 
 order from L2, writes the 0-d result and resets the counter. Unlike atomic_accumulate there is no
 zero-init kernel and no float atomics, so the result is deterministic. Unlike two_kernel_tree
 there is no second launch. Up to BLOCK elements (n = 4096, 777) take a single program and no
-counter. The counter is an int32 the module zeroes once per device. A grid that loops (16M, 64M)
+counter, stepping ONE_PROGRAM_BLOCK elements at a time on ONE_PROGRAM_WARPS warps. The counter is an int32 the module zeroes once per device. A grid that loops (16M, 64M)
 runs 16 warps per program, and one block per program (1M) runs 8.
 Not profiled with Nsight. On the H200 atomic_accumulate (zero kernel plus atomics) took 6.24 us at
 n = 1M against torch.compile's 5.37 (CUDA graph), and two_kernel_tree 66.91 against 65.86 at 64M.
@@ -42,6 +44,10 @@ with plain ld.global, no cp.async staging through shared memory, as a loop-free 
 That build lacked the divisibility hints a real launch passes; rebuilt with them
 (tools/offline_compile.py, session 37) the n = 4096 program still loads with four ld.global.v4 a
 thread and no cp.async, in 32 registers.
+Session 38 read torch.compile's kernel for that shape from the Inductor cache on the H100: one
+program that loops over the 4096 values in 2048-element steps on 16 warps (two loads of four values
+a thread, where ours made four on 8 warps in one step). The single program now does the same
+(ONE_PROGRAM_BLOCK=2048, ONE_PROGRAM_WARPS=16); not yet timed by the harness.
 """
 
 import torch
@@ -51,6 +57,8 @@ import triton.language as tl
 BLOCK = 4096
 PROGRAMS_PER_SM = 4
 NUM_WARPS = 16
+ONE_PROGRAM_BLOCK = 2048
+ONE_PROGRAM_WARPS = 16
 CPU_SMS = 132  # off CUDA (the interpreter) the grid is sized as for an H100/H200
 MAX_PARTIALS = 4096  # the finalizing program reads at most this many partials in one tile
 
@@ -95,12 +103,12 @@ def _sum_grid_stride(x_ptr, ws_ptr, cnt_ptr, y_ptr, n, n_progs, iters, BLOCK: tl
     tl.store(cnt_ptr, 0, mask=is_last)  # ready for the next launch
 
 
-def launch(flat, y, counter, block, n_progs, num_warps, evict=""):
+def launch(flat, y, counter, block, n_progs, num_warps, evict="", one_block=None, one_warps=None):
     n = flat.numel()
     n_blocks = triton.cdiv(n, block)
     n_progs = max(1, min(n_progs, n_blocks, MAX_PARTIALS))
     if n_progs == 1:
-        _sum_one_program[(1,)](flat, y, n, BLOCK=block, num_warps=num_warps)
+        _sum_one_program[(1,)](flat, y, n, BLOCK=one_block or block, num_warps=one_warps or num_warps)
     else:
         iters = triton.cdiv(n_blocks, n_progs)
         n_progs = triton.cdiv(n_blocks, iters)  # no program without a block
@@ -128,5 +136,6 @@ class ModelNew(torch.nn.Module):
         n_progs = _sm_count(x.device) * PROGRAMS_PER_SM
         # a grid that loops takes all warps; one block per program (1M elements or fewer) half of them
         warps = NUM_WARPS if flat.numel() > n_progs * BLOCK else max(4, NUM_WARPS // 2)
-        launch(flat, y, self.counter(x.device), BLOCK, n_progs, warps)
+        launch(flat, y, self.counter(x.device), BLOCK, n_progs, warps, one_block=min(ONE_PROGRAM_BLOCK, BLOCK),
+               one_warps=ONE_PROGRAM_WARPS)
         return y
