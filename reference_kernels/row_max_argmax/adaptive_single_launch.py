@@ -11,6 +11,7 @@ params:
   SPLIT_CHUNK: {values: [2048, 4096, 8192], default: 4096}
   NUM_WARPS: {values: [4, 8, 16], default: 16}
   SPLIT_WARPS: {values: [4, 8], default: 4}
+  NARROW_TILE: {values: [1024, 2048, 4096], default: 2048}
 requires: []
 sources:
   - https://pytorch.org/docs/stable/generated/torch.max.html
@@ -53,6 +54,9 @@ offline for sm_90 with the launch's own specialization (tools/offline_compile.py
 tile takes 123 registers a thread on 4 warps: four programs (16 warps) fit an SM, so while they
 reduce little else loads. TILE=2048 (32 rows) takes 62 registers (eight programs), TILE=1024 38.
 A parameter probe of TILE at that shape on the GPU is the next step.
+Session 38 probed it on the H100 (`triton.testing.do_bench_cudagraph`, not the harness; ranking
+only): TILE 4096 8.04 us, 2048 7.42, 1024 7.60, torch.compile 7.35. Rows narrower than 1024 columns
+now take NARROW_TILE=2048 ([32, 64] tiles, 62 registers offline), wider rows keep TILE.
 """
 
 import torch
@@ -63,6 +67,7 @@ TILE = 4096
 SPLIT_CHUNK = 4096
 NUM_WARPS = 16
 SPLIT_WARPS = 4
+NARROW_TILE = 2048
 CPU_SMS = 132  # off CUDA (the interpreter) the split is sized as for an H100/H200
 SPLIT_BELOW_ROWS = 264  # fewer rows than two per SM: split each long row across programs
 MAX_BLOCK_N = 4096  # widest column step of a tile
@@ -185,7 +190,7 @@ class ModelNew(torch.nn.Module):
                 num_warps=SPLIT_WARPS)
         else:
             block_n = min(triton.next_power_of_2(n_cols), MAX_BLOCK_N, TILE)
-            rows = max(1, TILE // block_n)
+            rows = max(1, (NARROW_TILE if block_n < 1024 else TILE) // block_n)
             warps = 4 if block_n < 1024 else NUM_WARPS
             _rows_tile[(triton.cdiv(n_rows, rows),)](x2, values, indices, n_rows, n_cols, x2.stride(0),
                                                      ROWS=rows, BLOCK_N=block_n, num_warps=warps)
