@@ -47,7 +47,9 @@ thread and no cp.async, in 32 registers.
 Session 38 read torch.compile's kernel for that shape from the Inductor cache on the H100: one
 program that loops over the 4096 values in 2048-element steps on 16 warps (two loads of four values
 a thread, where ours made four on 8 warps in one step). The single program now does the same
-(ONE_PROGRAM_BLOCK=2048, ONE_PROGRAM_WARPS=16); not yet timed by the harness.
+(ONE_PROGRAM_BLOCK=2048, ONE_PROGRAM_WARPS=16). Measured by the harness on the H100 (session 38,
+`--kernels` joined to session 37's baselines, docs/results/2026-12-06-s38/): n = 4096 2.65 us against
+2.40 (graph, 0.91x; was 0.83x), the other shapes unchanged. Still below; not profiled with Nsight.
 """
 
 import torch
