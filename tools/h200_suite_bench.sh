@@ -50,6 +50,8 @@ done
 : "${OUT:?set OUT to the folder that receives the results}"
 [ ${#suites[@]} -gt 0 ] || { echo "h200_suite_bench.sh: name at least one suite folder" >&2; exit 2; }
 for s in "${suites[@]}"; do [ -d "$s" ] || { echo "no suite folder $s" >&2; exit 2; }; done
+case "$budget" in ''|*[!0-9]*) echo "--budget-s: expected whole seconds, got '$budget'" >&2; exit 2 ;; esac
+[ "$budget" -ge 130 ] || { echo "--budget-s $budget: below 130 s no operator could start (none starts after S-120 s)" >&2; exit 2; }
 [ -z "$from" ] || [ -d "$from" ] || { echo "--from: no folder $from" >&2; exit 2; }
 mkdir -p "$OUT"
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1 AKA_CACHE_DIR="${AKA_CACHE_DIR:-/tmp/aka-cache}"

@@ -17,7 +17,9 @@ def _run(tmp_path, *args):
 def test_bad_arguments_exit_2_and_write_nothing(tmp_path):
     for args, says in ((), "name at least one suite"), (("suites/nowhere",), "no suite folder suites/nowhere"), \
             (("--bogus", "suites/llm-inference"), "unknown argument --bogus"), \
-            (("--from", str(tmp_path / "missing"), "suites/llm-inference"), "--from: no folder"):
+            (("--from", str(tmp_path / "missing"), "suites/llm-inference"), "--from: no folder"), \
+            (("--budget-s", "85", "suites/llm-inference"), "below 130 s no operator could start"), \
+            (("--budget-s", "9x", "suites/llm-inference"), "expected whole seconds"):
         res = _run(tmp_path, *args)
         assert res.returncode == 2, (args, res.stderr)
         assert says in res.stderr
