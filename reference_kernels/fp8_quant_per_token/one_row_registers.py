@@ -75,5 +75,6 @@ class ModelNew(torch.nn.Module):
         scale = torch.empty((n_rows, 1), dtype=torch.float32, device=x.device)
         if n_rows > 0:
             _quant_row[(n_rows,)](x2, q, scale, hidden, x2.stride(0), q.stride(0),
-                                  BLOCK=triton.next_power_of_2(hidden), HW_CAST=x.device.type != "cpu", num_warps=NUM_WARPS)
+                                  BLOCK=triton.next_power_of_2(hidden), HW_CAST=x.device.type != "cpu",
+                                  num_warps=NUM_WARPS)
         return q.view(*x.shape[:-1], hidden), scale.view(*x.shape[:-1], 1)

@@ -24,8 +24,9 @@ program reduces its blocks into an fp32 vector, stores one partial and bumps an 
 order from L2, writes the 0-d result and resets the counter. Unlike atomic_accumulate there is no
 zero-init kernel and no float atomics, so the result is deterministic. Unlike two_kernel_tree
 there is no second launch. Up to BLOCK elements (n = 4096, 777) take a single program and no
-counter, stepping ONE_PROGRAM_BLOCK elements at a time on ONE_PROGRAM_WARPS warps. The counter is an int32 the module zeroes once per device. A grid that loops (16M, 64M)
-runs 16 warps per program, and one block per program (1M) runs 8.
+counter, stepping ONE_PROGRAM_BLOCK elements at a time on ONE_PROGRAM_WARPS warps. The counter is
+an int32 the module zeroes once per device. A grid that loops (16M, 64M) runs 16 warps per program,
+and one block per program (1M) runs 8.
 Not profiled with Nsight. On the H200 atomic_accumulate (zero kernel plus atomics) took 6.24 us at
 n = 1M against torch.compile's 5.37 (CUDA graph), and two_kernel_tree 66.91 against 65.86 at 64M.
 An earlier sweep (the harness's timer, not the suite) found the warps matter at 64M: 8 warps took 75
@@ -105,12 +106,12 @@ def _sum_grid_stride(x_ptr, ws_ptr, cnt_ptr, y_ptr, n, n_progs, iters, BLOCK: tl
     tl.store(cnt_ptr, 0, mask=is_last)  # ready for the next launch
 
 
-def launch(flat, y, counter, block, n_progs, num_warps, evict="", one_block=None, one_warps=None):
+def launch(flat, y, counter, block, n_progs, num_warps, one_block, one_warps, evict=""):
     n = flat.numel()
     n_blocks = triton.cdiv(n, block)
     n_progs = max(1, min(n_progs, n_blocks, MAX_PARTIALS))
     if n_progs == 1:
-        _sum_one_program[(1,)](flat, y, n, BLOCK=one_block or block, num_warps=one_warps or num_warps)
+        _sum_one_program[(1,)](flat, y, n, BLOCK=one_block, num_warps=one_warps)
     else:
         iters = triton.cdiv(n_blocks, n_progs)
         n_progs = triton.cdiv(n_blocks, iters)  # no program without a block
@@ -138,6 +139,5 @@ class ModelNew(torch.nn.Module):
         n_progs = _sm_count(x.device) * PROGRAMS_PER_SM
         # a grid that loops takes all warps; one block per program (1M elements or fewer) half of them
         warps = NUM_WARPS if flat.numel() > n_progs * BLOCK else max(4, NUM_WARPS // 2)
-        launch(flat, y, self.counter(x.device), BLOCK, n_progs, warps, one_block=min(ONE_PROGRAM_BLOCK, BLOCK),
-               one_warps=ONE_PROGRAM_WARPS)
+        launch(flat, y, self.counter(x.device), BLOCK, n_progs, warps, min(ONE_PROGRAM_BLOCK, BLOCK), ONE_PROGRAM_WARPS)
         return y

@@ -33,11 +33,6 @@ ATOL = RTOL = 1e-4
 SEED = 1234
 
 
-def _op_dirs(op: str) -> list[Path]:
-    folder = operator_folder(SUITES, op)
-    return [folder] if folder else []
-
-
 def _import(path: Path, tag: str):
     name = "akaref_" + tag + "_" + re.sub(r"\W", "_", str(path.relative_to(ROOT)))
     spec = importlib.util.spec_from_file_location(name, path)
@@ -56,12 +51,12 @@ def _cases(stateful_only: bool = False):
             meta = read_kernel_meta(kpath)
         except SpecError:  # reported by test_front_matter
             continue
-        dirs = _op_dirs(meta.op)
-        if not dirs:  # reported by test_front_matter
+        folder = operator_folder(SUITES, meta.op)
+        if folder is None:  # reported by test_front_matter
             continue
         if stateful_only and "atomic-counter" not in meta.techniques:
             continue
-        spec = load_op(dirs[0])
+        spec = load_op(folder)
         marks = []
         if "gpu" in meta.requires and not HAS_CUDA:
             marks.append(pytest.mark.skip(reason=f"requires gpu: {meta.requires_reason}"))
@@ -85,7 +80,7 @@ def _smallest(meta) -> dict:
 @pytest.mark.parametrize("kpath", KERNELS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_front_matter(kpath: Path):
     meta = read_kernel_meta(kpath)
-    assert _op_dirs(meta.op), f"{kpath}: op {meta.op!r} names no suites/*/{meta.op}/op.yaml"
+    assert operator_folder(SUITES, meta.op), f"{kpath}: op {meta.op!r} names no suites/*/{meta.op}/op.yaml"
     assert meta.dsl == "triton"
     assert meta.summary, f"{kpath}: no paragraph after the front matter"
     module_src = kpath.read_text()
@@ -193,7 +188,7 @@ def _gpu_cases():
         return
     for kpath in KERNELS:
         meta = read_kernel_meta(kpath)
-        spec = load_op(_op_dirs(meta.op)[0])
+        spec = load_op(operator_folder(SUITES, meta.op))
         for shape in spec.shapes + spec.held_out_shapes:
             yield pytest.param(kpath, spec, shape, id=f"{kpath.relative_to(ROOT)}::{shape.id}")
 

@@ -6,7 +6,7 @@ import pytest
 
 from aka.errors import SpecError
 from aka.spec import expr
-from aka.spec.load import load_op
+from aka.spec.load import load_op, operator_folder
 
 FIXTURE = Path(__file__).parents[1] / "evaluate" / "fixtures" / "rmsnorm"
 REF = (FIXTURE / "reference.py").read_text()
@@ -160,8 +160,6 @@ def test_library_names_the_single_call_the_reference_makes(tmp_path):
 
 
 def test_operator_folder_finds_one_suite_folder_and_refuses_two(tmp_path):
-    from aka.spec.load import operator_folder
-
     for suite in ("a", "b"):
         (tmp_path / suite / "relu").mkdir(parents=True)
         (tmp_path / suite / "relu" / "op.yaml").write_text("name: relu\n")
