@@ -78,12 +78,15 @@ def _sm_count(device: torch.device) -> int:
 
 
 @triton.jit
-def _sum_one_program(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+def _sum_one_program(x_ptr, y_ptr, n, BLOCK: tl.constexpr, TRIPS: tl.constexpr, EVEN: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     acc = tl.zeros([BLOCK], dtype=tl.float32)
-    for start in range(0, n, BLOCK):
-        idx = start + offs
-        acc += tl.load(x_ptr + idx, mask=idx < n, other=0.0).to(tl.float32)
+    for t in tl.static_range(TRIPS):  # unrolled: every load is issued before the first add waits
+        idx = t * BLOCK + offs
+        if EVEN:
+            acc += tl.load(x_ptr + idx).to(tl.float32)
+        else:
+            acc += tl.load(x_ptr + idx, mask=idx < n, other=0.0).to(tl.float32)
     tl.store(y_ptr, tl.sum(acc, axis=0))
 
 
@@ -111,7 +114,9 @@ def launch(flat, y, counter, block, n_progs, num_warps, one_block, one_warps, ev
     n_blocks = triton.cdiv(n, block)
     n_progs = max(1, min(n_progs, n_blocks, MAX_PARTIALS))
     if n_progs == 1:
-        _sum_one_program[(1,)](flat, y, n, BLOCK=one_block, num_warps=one_warps)
+        trips = triton.cdiv(n, one_block)  # at most BLOCK // ONE_PROGRAM_BLOCK: a few specializations
+        _sum_one_program[(1,)](flat, y, n, BLOCK=one_block, TRIPS=trips, EVEN=(n % one_block == 0),
+                               num_warps=one_warps)
     else:
         iters = triton.cdiv(n_blocks, n_progs)
         n_progs = triton.cdiv(n_blocks, iters)  # no program without a block

@@ -11,7 +11,8 @@ params:
   SPLIT_CHUNK: {values: [2048, 4096, 8192], default: 4096}
   NUM_WARPS: {values: [4, 8, 16], default: 16}
   SPLIT_WARPS: {values: [4, 8], default: 4}
-  NARROW_TILE: {values: [1024, 2048, 4096], default: 2048}
+  NARROW_TILE: {values: [512, 1024, 2048, 4096], default: 2048}
+  NARROW_WARPS: {values: [2, 4, 8], default: 4}
 requires: []
 sources:
   - https://pytorch.org/docs/stable/generated/torch.max.html
@@ -70,6 +71,7 @@ SPLIT_CHUNK = 4096
 NUM_WARPS = 16
 SPLIT_WARPS = 4
 NARROW_TILE = 2048
+NARROW_WARPS = 4
 CPU_SMS = 132  # off CUDA (the interpreter) the split is sized as for an H100/H200
 SPLIT_BELOW_ROWS = 264  # fewer rows than two per SM: split each long row across programs
 MAX_BLOCK_N = 4096  # widest column step of a tile
@@ -193,7 +195,7 @@ class ModelNew(torch.nn.Module):
         else:
             block_n = min(triton.next_power_of_2(n_cols), MAX_BLOCK_N, TILE)
             rows = max(1, (NARROW_TILE if block_n < 1024 else TILE) // block_n)
-            warps = 4 if block_n < 1024 else NUM_WARPS
+            warps = NARROW_WARPS if block_n < 1024 else NUM_WARPS
             _rows_tile[(triton.cdiv(n_rows, rows),)](x2, values, indices, n_rows, n_cols, x2.stride(0),
                                                      ROWS=rows, BLOCK_N=block_n, num_warps=warps)
         return values.view(x.shape[:-1]), indices.view(x.shape[:-1])

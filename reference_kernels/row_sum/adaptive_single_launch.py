@@ -10,6 +10,8 @@ params:
   TILE: {values: [1024, 2048, 4096, 8192], default: 4096}
   SPLIT_CHUNK: {values: [1024, 2048, 4096, 8192], default: 4096}
   NUM_WARPS: {values: [4, 8, 16], default: 16}
+  SHORT_TILE: {values: [512, 1024, 2048, 4096], default: 4096}
+  SHORT_WARPS: {values: [2, 4, 8], default: 4}
 requires: []
 sources:
   - https://developer.download.nvidia.com/assets/cuda/files/reduction.pdf
@@ -54,6 +56,8 @@ import triton.language as tl
 TILE = 4096
 SPLIT_CHUNK = 4096
 NUM_WARPS = 16
+SHORT_TILE = 4096
+SHORT_WARPS = 4
 CPU_SMS = 132  # off CUDA (the interpreter) the split is sized as for an H100/H200
 SPLIT_BELOW_ROWS = 264  # fewer rows than two per SM: split each row across programs
 MAX_BLOCK_N = 4096  # widest column step of the tile path
@@ -154,8 +158,9 @@ class ModelNew(torch.nn.Module):
         else:
             block_n = min(triton.next_power_of_2(n_cols), MAX_BLOCK_N, TILE)
             rows_per_prog = max(1, TILE // block_n)
-            if block_n < 1024:  # short rows: a [ROWS, BLOCK_N] tile of many rows, 4 warps
-                warps = 4
+            if block_n < 1024:  # short rows: a [ROWS, BLOCK_N] tile of SHORT_TILE elements
+                rows_per_prog = max(1, SHORT_TILE // block_n)
+                warps = SHORT_WARPS
             else:  # a whole row in one step takes all warps, a looped row half of them
                 warps = NUM_WARPS if n_cols <= block_n else max(4, NUM_WARPS // 2)
             launch(x2, y, None, 0, rows_per_prog, block_n, warps)
