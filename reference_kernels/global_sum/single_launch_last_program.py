@@ -11,7 +11,7 @@ params:
   PROGRAMS_PER_SM: {values: [1, 2, 4, 8], default: 4}
   NUM_WARPS: {values: [4, 8, 16], default: 16}
   ONE_PROGRAM_BLOCK: {values: [1024, 2048, 4096], default: 2048}
-  ONE_PROGRAM_WARPS: {values: [4, 8, 16, 32], default: 16}
+  ONE_PROGRAM_WARPS: {values: [4, 8, 16, 32], default: 8}
 requires: []
 sources:
   - https://developer.download.nvidia.com/assets/cuda/files/reduction.pdf
@@ -61,7 +61,7 @@ BLOCK = 4096
 PROGRAMS_PER_SM = 4
 NUM_WARPS = 16
 ONE_PROGRAM_BLOCK = 2048
-ONE_PROGRAM_WARPS = 16
+ONE_PROGRAM_WARPS = 8
 CPU_SMS = 132  # off CUDA (the interpreter) the grid is sized as for an H100/H200
 MAX_PARTIALS = 4096  # the finalizing program reads at most this many partials in one tile
 

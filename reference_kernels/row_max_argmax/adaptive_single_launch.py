@@ -11,7 +11,7 @@ params:
   SPLIT_CHUNK: {values: [2048, 4096, 8192], default: 4096}
   NUM_WARPS: {values: [4, 8, 16], default: 16}
   SPLIT_WARPS: {values: [4, 8], default: 4}
-  NARROW_TILE: {values: [512, 1024, 2048, 4096], default: 2048}
+  NARROW_TILE: {values: [512, 1024, 2048, 4096], default: 1024}
   NARROW_WARPS: {values: [2, 4, 8], default: 4}
 requires: []
 sources:
@@ -70,7 +70,7 @@ TILE = 4096
 SPLIT_CHUNK = 4096
 NUM_WARPS = 16
 SPLIT_WARPS = 4
-NARROW_TILE = 2048
+NARROW_TILE = 1024
 NARROW_WARPS = 4
 CPU_SMS = 132  # off CUDA (the interpreter) the split is sized as for an H100/H200
 SPLIT_BELOW_ROWS = 264  # fewer rows than two per SM: split each long row across programs

@@ -10,8 +10,8 @@ params:
   TILE: {values: [1024, 2048, 4096, 8192], default: 4096}
   SPLIT_CHUNK: {values: [1024, 2048, 4096, 8192], default: 4096}
   NUM_WARPS: {values: [4, 8, 16], default: 16}
-  SHORT_TILE: {values: [512, 1024, 2048, 4096], default: 4096}
-  SHORT_WARPS: {values: [2, 4, 8], default: 4}
+  SHORT_TILE: {values: [512, 1024, 2048, 4096], default: 2048}
+  SHORT_WARPS: {values: [2, 4, 8], default: 8}
 requires: []
 sources:
   - https://developer.download.nvidia.com/assets/cuda/files/reduction.pdf
@@ -56,8 +56,8 @@ import triton.language as tl
 TILE = 4096
 SPLIT_CHUNK = 4096
 NUM_WARPS = 16
-SHORT_TILE = 4096
-SHORT_WARPS = 4
+SHORT_TILE = 2048
+SHORT_WARPS = 8
 CPU_SMS = 132  # off CUDA (the interpreter) the split is sized as for an H100/H200
 SPLIT_BELOW_ROWS = 264  # fewer rows than two per SM: split each row across programs
 MAX_BLOCK_N = 4096  # widest column step of the tile path

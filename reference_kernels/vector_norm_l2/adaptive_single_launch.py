@@ -10,7 +10,7 @@ params:
   TILE: {values: [1024, 2048, 4096, 8192], default: 4096}
   SPLIT_CHUNK: {values: [1024, 2048, 4096, 8192], default: 4096}
   NUM_WARPS: {values: [4, 8, 16], default: 16}
-  SHORT_TILE: {values: [512, 1024, 2048, 4096], default: 4096}
+  SHORT_TILE: {values: [512, 1024, 2048, 4096], default: 1024}
   SHORT_WARPS: {values: [2, 4, 8], default: 4}
 requires: []
 sources:
@@ -60,7 +60,7 @@ import triton.language as tl
 TILE = 4096
 SPLIT_CHUNK = 4096
 NUM_WARPS = 16
-SHORT_TILE = 4096
+SHORT_TILE = 1024
 SHORT_WARPS = 4
 CPU_SMS = 132  # off CUDA (the interpreter) the split is sized as for an H100/H200
 SPLIT_BELOW_ROWS = 264  # fewer rows than two per SM: split each row across programs
