@@ -51,6 +51,14 @@ a thread, where ours made four on 8 warps in one step). The single program now d
 (ONE_PROGRAM_BLOCK=2048, ONE_PROGRAM_WARPS=16). Measured by the harness on the H100 (session 38,
 `--kernels` joined to session 37's baselines, docs/results/2026-12-06-s38/): n = 4096 2.65 us against
 2.40 (graph, 0.91x; was 0.83x), the other shapes unchanged. Still below; not profiled with Nsight.
+Session 39 found why (offline sm_90 build, tools/offline_compile.py): with the trip count a runtime
+value the compiler kept the loop, so the second 2048-element load of n = 4096 was issued only after
+the first trip's add, two DRAM round trips in series. The steps now unroll (TRIPS is a constexpr,
+at most BLOCK / ONE_PROGRAM_BLOCK values; the mask is dropped when the steps divide n): both loads
+issue back to back, 16 registers. tools/harness_probe.py on an H100 (session 39 call 1, the harness's
+interleaved graph timing, which moves in steps of about 0.12 us at this size): 2048 x 16 warps 2.51 us
+against torch.compile's 2.39; 2048 x 8 warps 2.39 against 2.39; 1024 x 8 warps 2.39 against 2.51;
+4096 x 16 warps 2.51 against 2.51. ONE_PROGRAM_WARPS is now 8.
 """
 
 import torch

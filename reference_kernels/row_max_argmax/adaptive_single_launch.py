@@ -60,6 +60,10 @@ only): TILE 4096 8.04 us, 2048 7.42, 1024 7.60, torch.compile 7.35. Rows narrowe
 now take NARROW_TILE=2048 ([32, 64] tiles, 62 registers offline), wider rows keep TILE. Measured
 by the harness after the change (H100, session 38, GPU correctness and edge tests passed): 10.65 us
 against 9.89 (graph, 0.93x; was 0.85x); the other three shapes within 1 % of before. Still below.
+Session 39, tools/harness_probe.py on an H100 at experts-64k-rows-64 (interleaved graph timing):
+NARROW_TILE=2048 on 4 warps 10.89 us against torch.compile's 9.89; 1024 on 4 warps 9.89; 512 on 2
+warps 9.89; 1024 on 2 10.64; 2048 on 8 10.08; 4096 on 8 10.64. Inductor's autotune record on the same
+card: 8 rows of 64 (512 elements) on 2 warps. NARROW_TILE is now 1024 on NARROW_WARPS=4.
 """
 
 import torch

@@ -47,6 +47,12 @@ Built offline for sm_90 (tools/offline_compile.py, docs/results/2026-12-06-s37/o
 128-column tile ([32, 128] on 4 warps) takes 88 registers a thread, so five programs (20 warps)
 fit an SM; the 4096-column rows take 32. Not profiled with Nsight yet; TILE=2048 and 1024 at the
 128-column shape are the next probe.
+Session 39 read torch.compile's choice for 65536 x 128 from Inductor's autotune record on the H100: a
+persistent reduction of 32 whole rows a program (4096 elements, unmasked) on 2 warps.
+tools/harness_probe.py there (interleaved graph timing): the [32, 128] tile on 4 warps 13.39 us against
+13.51; SHORT_TILE=2048 on 8 warps 12.89 against 12.89; 1024 on 8 warps 13.26 against 12.89; 512 on
+4 or 2 warps 13.01 against 12.89. Rows under 1024 columns now take SHORT_TILE=2048 on SHORT_WARPS=8;
+TILE still sets the wide rows' step.
 """
 
 import torch

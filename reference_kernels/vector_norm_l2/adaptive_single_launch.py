@@ -51,6 +51,11 @@ Built offline for sm_90 (tools/offline_compile.py, docs/results/2026-12-06-s37/o
 128-column tile ([32, 128] on 4 warps) takes 88 registers a thread, so five programs (20 warps)
 fit an SM; the 4096-column rows take 32. Not profiled with Nsight yet; TILE=2048 and 1024 at the
 128-column shape are the next probe.
+Session 39, tools/harness_probe.py on an H100 at heads-131072x128 (events): SHORT_TILE=4096 on 4 warps
+26.19 us, 1024 on 4 warps 26.02, 2048 on 8 warps 26.06, 1024 on 8 warps 26.46, 512 26.62; so
+SHORT_TILE is now 1024. torch.compile took 83.3 us in that worker against 25.39 in session 37's suite
+run: Inductor autotunes this reduction at its first call (its record on the same card chose 8 rows a
+program on 2 warps), so its time at this shape varies by process.
 """
 
 import torch
