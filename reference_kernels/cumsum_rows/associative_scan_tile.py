@@ -10,6 +10,8 @@ params:
   ROWS: {values: [1, 2, 4, 8, 16], default: 4}
   BLOCK_N: {values: [64, 128, 256, 512, 1024], default: 256}
   NUM_WARPS: {values: [2, 4, 8], default: 4}
+  SHORT_ROWS: {values: [4, 8, 16], default: 8}
+  SHORT_BLOCK_N: {values: [64, 128, 256], default: 128}
 requires: []
 sources:
   - https://triton-lang.org/main/python-api/generated/triton.language.associative_scan.html
@@ -19,6 +21,11 @@ function (here addition; the same skeleton scans max, products or (value, index)
 scans), and a per-row carry vector links consecutive column blocks. Packing several rows per program
 suits many short rows (e.g. 16K rows of 256, MoE routing offsets per token group), where a
 one-row program would leave most of its lanes and its latency hiding unused.
+Session 39, tools/harness_probe.py on an H100 (interleaved timing): at short-rows-16k (256 columns)
+the default [4, 256] tile took 11.14 us against torch.compile's 10.89 (graph), [8, 128] steps 10.64
+against 10.89, [4, 128] 10.89; at rows-4k-4096 [8, 128] lost (60.00 against 51.24, events) where
+the default won (47.78 against 51.37). Rows of at most 256 columns now take SHORT_ROWS=8 rows in
+SHORT_BLOCK_N=128 steps; longer rows keep ROWS and BLOCK_N.
 """
 
 import torch
@@ -28,6 +35,9 @@ import triton.language as tl
 ROWS = 4
 BLOCK_N = 256
 NUM_WARPS = 4
+SHORT_ROWS = 8
+SHORT_BLOCK_N = 128
+SHORT_COLS = 256  # rows this short take SHORT_ROWS rows a program in SHORT_BLOCK_N-column steps
 
 
 @triton.jit
@@ -61,7 +71,8 @@ class ModelNew(torch.nn.Module):
         y = torch.empty_like(x2)
         n_rows = x2.shape[0]
         if n_rows > 0 and n_cols > 0:
-            _cumsum_scan_tile[(triton.cdiv(n_rows, ROWS),)](
-                x2, y, n_rows, n_cols, x2.stride(0), y.stride(0), ROWS=ROWS, BLOCK_N=BLOCK_N,
+            rows, block_n = (SHORT_ROWS, SHORT_BLOCK_N) if n_cols <= SHORT_COLS else (ROWS, BLOCK_N)
+            _cumsum_scan_tile[(triton.cdiv(n_rows, rows),)](
+                x2, y, n_rows, n_cols, x2.stride(0), y.stride(0), ROWS=rows, BLOCK_N=block_n,
                 num_warps=NUM_WARPS)
         return y.view(x.shape)

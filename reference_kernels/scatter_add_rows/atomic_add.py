@@ -7,7 +7,7 @@ dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
 params:
-  BLOCK_R: {values: [1, 2, 4, 8, 16], default: 4}
+  BLOCK_R: {values: [1, 2, 4, 8, 16], default: 1}
   BLOCK_D: {values: [64, 128, 256, 512, 1024], default: 512}
   NUM_WARPS: {values: [2, 4, 8], default: 4}
 requires: []
@@ -23,13 +23,19 @@ when many source rows hit the same target at once. It is one pass over the data 
 the index distribution, which is why torch's index_add_ on CUDA works this way. The order in which
 atomics land changes from run to run, so fp32 sums are not bitwise deterministic (they differ in the
 last bits); use the owner-computes kernel when reproducibility matters.
+Session 39, tools/harness_probe.py on an H100 at all four shapes (each against torch.compile timed
+interleaved with it): BLOCK_R=4 took 574.30, 178.55, 8.89 and 29.09 us (1.20, 1.31, 0.97, 0.97x);
+BLOCK_R=1 569.71, 172.31, 8.77 and 27.36 (1.21, 1.36, 0.99, 1.03x); BLOCK_R=2 0.95x at the decode
+shape. BLOCK_R is now 1: one source row a program, more programs in flight for the same bytes.
+torch.compile's kernel at the decode shape (Inductor's autotune record) is a zero-fill kernel, then
+a flat pointwise kernel of relaxed float atomics, 512 elements on 8 warps.
 """
 
 import torch
 import triton
 import triton.language as tl
 
-BLOCK_R = 4
+BLOCK_R = 1
 BLOCK_D = 512
 NUM_WARPS = 4
 

@@ -1,0 +1,65 @@
+"""
+---
+op: embedding
+strategy: flat-output-elements-gather
+techniques: [gather, flat-1d-grid, int32-indexing, masked-tail, eviction-hints]
+dsl: triton
+vendors: [nvidia, amd]
+archs: [any]
+params:
+  BLOCK: {values: [256, 512, 1024, 2048], default: 512}
+  NUM_WARPS: {values: [2, 4, 8], default: 8}
+requires: []
+sources:
+  - https://pytorch.org/docs/stable/generated/torch.nn.functional.embedding.html
+---
+The output seen as one flat run of n_tokens x hidden elements, BLOCK of them per program: each
+element finds its token (offset // hidden) and column (offset % hidden), loads that token's id
+(the ids of a block are a handful of addresses, kept in L2 with evict_last) and gathers
+weight[id, column] (the row offset in 64 bits; the flat offset and its division by hidden in 32
+bits unless the output reaches 2^31 elements). The grid is sized by the bytes, not by tokens or columns, so 32 decode
+tokens of 4096 columns make 256 programs of 512 elements, as many as torch.compile's pointwise
+kernel uses at that shape (Inductor's autotune record on an H100, session 39: 512 elements on 8
+warps, a flat 1D grid). token_tile_2d covers the same work with a 2D grid of token blocks by column
+blocks; at llama3-8b-decode-32 it stayed one timer step (2.89 against 2.77 us) behind
+torch.compile at every tile tried (session 39, tools/harness_probe.py on an H100).
+Ids are taken as given: an id outside [0, vocab) is undefined behaviour, as in F.embedding on
+CUDA (which asserts).
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+BLOCK = 512
+NUM_WARPS = 8
+
+
+@triton.jit
+def _embedding_flat(ids_ptr, w_ptr, out_ptr, n, hidden, BLOCK: tl.constexpr, IDX64: tl.constexpr):
+    pid = tl.program_id(0)
+    if IDX64:
+        pid = pid.to(tl.int64)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)  # 32-bit unless the output has 2^31 elements or more
+    mask = offs < n
+    tok = offs // hidden
+    col = offs - tok * hidden
+    row = tl.load(ids_ptr + tok, mask=mask, other=0, eviction_policy="evict_last").to(tl.int64)
+    v = tl.load(w_ptr + row * hidden + col, mask=mask, other=0.0)
+    tl.store(out_ptr + offs, v, mask=mask)
+
+
+class ModelNew(torch.nn.Module):
+    def __init__(self, vocab: int, hidden: int):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.empty(vocab, hidden))
+
+    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+        ids = input_ids.reshape(-1).contiguous()
+        hidden = self.weight.shape[1]
+        n = ids.numel() * hidden
+        out = torch.empty((ids.numel(), hidden), dtype=self.weight.dtype, device=self.weight.device)
+        if n > 0:
+            _embedding_flat[(triton.cdiv(n, BLOCK),)](ids, self.weight, out, n, hidden, BLOCK=BLOCK,
+                                                      IDX64=n + BLOCK >= 2**31, num_warps=NUM_WARPS)
+        return out.view(*input_ids.shape, hidden)
