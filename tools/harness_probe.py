@@ -72,12 +72,14 @@ def probe(op_dir: Path, kernel: Path, shapes: list[str], points: list[dict[str, 
     from aka.spec.load import load_op
 
     spec = load_op(op_dir)
-    known = {s.id for s in spec.shapes} | {s.id for s in getattr(spec, "cpu_shapes", ())}
-    unknown = [s for s in shapes if s not in known]
+    device = detect_device(device)
+    visible, _ = spec.run_shapes(interpreter=device == "cpu")   # the cpu_ shapes on the interpreter
+    unknown = [s for s in shapes if s not in {v.id for v in visible}]
     if unknown:
-        raise SystemExit(f"harness_probe: {op_dir}/op.yaml has no visible shape {', '.join(unknown)}")
+        raise SystemExit(f"harness_probe: {op_dir}/op.yaml has no visible shape {', '.join(unknown)} on {device} "
+                         f"(visible: {', '.join(v.id for v in visible)})")
     rows: list[dict] = []
-    with tempfile.TemporaryDirectory(prefix="aka-probe-") as tmp, WorkerPool(detect_device(device)) as pool:
+    with tempfile.TemporaryDirectory(prefix="aka-probe-") as tmp, WorkerPool(device) as pool:
         runs = []  # every point materialized first: an unknown constant stops the probe before anything runs
         for i, point in enumerate([{}] + [p for p in points if p]):
             folder = Path(tmp) / f"p{i}"

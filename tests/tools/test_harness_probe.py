@@ -50,5 +50,7 @@ def test_an_unknown_constant_stops_before_anything_runs(hp, tmp_path, capsys):
 
 
 def test_an_unknown_shape_names_the_op_file(hp):
-    with pytest.raises(SystemExit, match="no visible shape nowhere"):
+    with pytest.raises(SystemExit, match="no visible shape nowhere on cpu"):
         hp.probe(OP, KERNEL, ["nowhere"], [], device="cpu")
+    with pytest.raises(SystemExit, match="no visible shape short-rows-64k on cpu"):   # a GPU shape: not on the interpreter
+        hp.probe(OP, KERNEL, ["short-rows-64k"], [], device="cpu")
