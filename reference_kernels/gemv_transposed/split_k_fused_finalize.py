@@ -11,6 +11,9 @@ params:
   BLOCK_K: {values: [8, 16, 32], default: 16}
   BLOCK_N: {values: [64, 128, 256], default: 128}
   NUM_WARPS: {values: [4, 8], default: 4}
+  SMALL_PROGRAMS_PER_SM: {values: [1, 2, 3, 4], default: 2}
+  SMALL_BLOCK_N: {values: [128, 256], default: 256}
+  SMALL_NUM_WARPS: {values: [4, 8], default: 8}
 requires: []
 sources:
   - https://docs.nvidia.com/cuda/cublas/index.html#cublas-t-gemv
@@ -51,8 +54,11 @@ BLOCK_K = 16
 BLOCK_N = 128
 NUM_WARPS = 4
 SMALL_BYTES = 64 * 1024 * 1024  # weights up to this size (a few waves of work) take the small-matrix split
-SMALL_BLOCK_K, SMALL_BLOCK_N, SMALL_NUM_WARPS = 16, 256, 8
-SMALL_PROGRAMS_PER_SM = 2  # the small-matrix split aims at this many programs per SM ...
+SMALL_BLOCK_K = 16
+SMALL_BLOCK_N = 256
+SMALL_NUM_WARPS = 8
+SMALL_PROGRAMS_PER_SM = 2
+# the small-matrix split aims at SMALL_PROGRAMS_PER_SM programs per SM ...
 MAX_CHUNKS = 64  # ... with at most this many partials per column for the finalizing program
 CPU_SMS = 132  # off CUDA (the interpreter) the split is sized as for an H100/H200
 
