@@ -7,8 +7,8 @@ dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
 params:
-  BLOCK: {values: [256, 512, 1024, 2048], default: 512}
-  NUM_WARPS: {values: [2, 4, 8], default: 8}
+  BLOCK: {values: [256, 512, 1024, 2048], default: 1024}
+  NUM_WARPS: {values: [2, 4, 8], default: 4}
 requires: []
 sources:
   - https://pytorch.org/docs/stable/generated/torch.nn.functional.embedding.html
@@ -17,12 +17,18 @@ The output seen as one flat run of n_tokens x hidden elements, BLOCK of them per
 element finds its token (offset // hidden) and column (offset % hidden), loads that token's id
 (the ids of a block are a handful of addresses, kept in L2 with evict_last) and gathers
 weight[id, column] (the row offset in 64 bits; the flat offset and its division by hidden in 32
-bits unless the output reaches 2^31 elements). The grid is sized by the bytes, not by tokens or columns, so 32 decode
-tokens of 4096 columns make 256 programs of 512 elements, as many as torch.compile's pointwise
-kernel uses at that shape (Inductor's autotune record on an H100, session 39: 512 elements on 8
-warps, a flat 1D grid). token_tile_2d covers the same work with a 2D grid of token blocks by column
+bits unless the output reaches 2^31 elements). The grid is sized by the bytes, not by tokens or
+columns: 32 decode tokens of 4096 columns make 128 programs of 1024 elements. torch.compile's
+pointwise kernel is also a flat 1D grid, of 512 elements on 8 warps at that shape (Inductor's
+autotune record on an H100, session 39). token_tile_2d covers the same work with a 2D grid of token blocks by column
 blocks; at llama3-8b-decode-32 it stayed one timer step (2.89 against 2.77 us) behind
 torch.compile at every tile tried (session 39, tools/harness_probe.py on an H100).
+This kernel, probed the same way on an H100 (session 39 call 3; each point against torch.compile
+timed interleaved with it, graph timing) at llama3-8b-decode-256 / -32 / -1: 512 elements on 8
+warps 4.52 / 2.77 / 2.52 us against 4.27 / 2.77 / 2.64; 1024 on 4 warps 3.89 / 2.77 / 2.52 (1.10,
+1.00, 1.05x); 256 on 2 warps 4.77 / 2.89 / 2.52. So BLOCK=1024 on 4 warps is the default: level with
+torch.compile at decode-32, ahead at the other two. Not yet measured into the suite tables (the
+call's time ran out before the operator) and not profiled with Nsight.
 Ids are taken as given: an id outside [0, vocab) is undefined behaviour, as in F.embedding on
 CUDA (which asserts).
 """
@@ -31,8 +37,8 @@ import torch
 import triton
 import triton.language as tl
 
-BLOCK = 512
-NUM_WARPS = 8
+BLOCK = 1024
+NUM_WARPS = 4
 
 
 @triton.jit
