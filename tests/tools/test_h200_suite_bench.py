@@ -30,3 +30,23 @@ def test_without_out_it_says_so(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "OUT"}
     res = subprocess.run(["bash", str(SCRIPT), "suites/llm-inference"], capture_output=True, text=True, cwd=ROOT, env=env)
     assert res.returncode != 0 and "set OUT" in res.stderr
+
+
+def test_a_suite_left_no_start_window_is_named_and_fails_the_call(tmp_path):
+    """One GPU, two suites in sequence: when the first uses up the start window (S-120 s), the second
+    is reported as not started and the script exits 1, instead of passing a spent budget on and
+    exiting 0 with nothing measured (session 39's call 3)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "nvidia-smi").write_text("#!/bin/sh\necho 'index, name'\necho '0, Fake GPU'\n")
+    # stands in for python3: the first suite's measuring run outlasts the 10 s start window of --budget-s 130
+    (bin_dir / "python3").write_text('#!/bin/bash\ncase " $* " in *" --stop-after-s "*) sleep 11 ;; esac\nexit 0\n')
+    for f in bin_dir.iterdir():
+        f.chmod(0o755)
+    env = dict(os.environ, OUT=str(tmp_path / "out"), PATH=f"{bin_dir}:{os.environ['PATH']}")
+    res = subprocess.run(["bash", str(SCRIPT), "--budget-s", "130", "suites/kernel-patterns", "suites/llm-inference"],
+                         capture_output=True, text=True, cwd=ROOT, env=env)
+    assert res.returncode == 1, res.stderr
+    assert "llm-inference: not started, nothing measured" in res.stderr
+    assert "kernel-patterns: not started" not in res.stderr
+    assert "llm-inference: not started" in (tmp_path / "out" / "gpu.txt").read_text()
