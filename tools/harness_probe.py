@@ -58,9 +58,9 @@ def rows_of(result: dict, label: str) -> list[dict]:
                      "sol": (s.get("roofline") or {}).get("sol")})
     if not rows or result["status"] != "accepted":
         why = "; ".join(f"{r['rule']}: {r['message'][:160]}" for r in result.get("rejections", []))
-        for r in rows or [{"point": label, "shape": "-", "status": result["status"]}]:
+        rows = rows or [{"point": label, "shape": "-", "status": result["status"]}]
+        for r in rows:
             r["why"] = why
-        rows = rows or [{"point": label, "shape": "-", "status": result["status"], "why": why}]
     return rows
 
 
@@ -118,9 +118,11 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"{args.op_dir}: no op.yaml")
     if not args.kernel.is_file():
         ap.error(f"{args.kernel}: no such kernel file")
+    import typer
+
     try:
         points = [parse_point(p) for p in args.point]
-    except Exception as exc:  # typer.BadParameter from parse_params
+    except typer.BadParameter as exc:
         ap.error(str(exc))
     from aka.errors import CandidateError
 

@@ -54,3 +54,9 @@ def test_an_unknown_shape_names_the_op_file(hp):
         hp.probe(OP, KERNEL, ["nowhere"], [], device="cpu")
     with pytest.raises(SystemExit, match="no visible shape short-rows-64k on cpu"):   # a GPU shape: not on the interpreter
         hp.probe(OP, KERNEL, ["short-rows-64k"], [], device="cpu")
+
+
+def test_a_malformed_point_is_a_usage_error(hp, capsys):
+    with pytest.raises(SystemExit) as exc:
+        hp.main([str(OP), str(KERNEL), "--shape", "cpu-small", "--point", "9X=1", "--device", "cpu"])
+    assert exc.value.code == 2 and "9X=1" in capsys.readouterr().err
