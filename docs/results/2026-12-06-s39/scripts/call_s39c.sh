@@ -13,5 +13,5 @@ case "$card" in
             PYTHONPATH=/tmp/site:$PWD python3 tools/optimize_bench.py --render "$OUT/optimize_bench.json" > "$OUT/optimize_bench.md" 2>/dev/null
           fi
           tail -n 70 "$OUT/optimize_bench.md" 2>/dev/null || tail -n 30 /tmp/opt.txt ;;
-  *) NEWK=global_sum/single_launch_last_program,row_sum/adaptive_single_launch,vector_norm_l2/adaptive_single_launch,row_max_argmax/adaptive_single_launch KSUITE_S=220 bash .carry/call_s39b.sh ;;
+  *) NEWK="${NEWK:-global_sum/single_launch_last_program,row_sum/adaptive_single_launch,vector_norm_l2/adaptive_single_launch,row_max_argmax/adaptive_single_launch}" KSUITE_S="${KSUITE_S:-220}" bash .carry/call_s39b.sh ;;
 esac
