@@ -15,15 +15,15 @@ sources:
 ---
 One program per token walks the row in BLOCK_N chunks twice: the first sweep keeps a running
 absolute maximum, the second re-reads each chunk (usually from L2, the row was just touched),
-divides by the scale, rounds to the e4m3 grid (ties to even) and stores fp8. Register use is bounded by BLOCK_N whatever the hidden size, so it
-keeps occupancy on wide rows (14336-wide down-projection inputs) where a whole-row kernel spills
-or needs 16 warps; it pays a second read of the row, which L2 mostly absorbs: the first sweep loads
-with evict_last and the second with evict_first, so the row stays in L2 between them and leaves it
-after (torch.compile's generated two-sweep kernel for this operator, read from its cache on the H100
-in session 38, does the same). On a GPU the rounding is the hardware's fp8 conversion (HW_CAST, as in
-one_row_registers); the integer rounding remains for the interpreter. On the H100 (session 38)
-down-prefill-8k went from 191.02 to 164.90 us; one_row_registers (112.42) stays the faster kernel at
-every shape.
+divides by the scale, rounds to the e4m3 grid (ties to even) and stores fp8. Register use is bounded
+by BLOCK_N whatever the hidden size, so it keeps occupancy on wide rows (14336-wide down-projection
+inputs) where a whole-row kernel spills or needs 16 warps; it pays a second read of the row, which
+L2 mostly absorbs: the first sweep loads with evict_last and the second with evict_first, so the row
+stays in L2 between them and leaves it after (torch.compile's generated two-sweep kernel for this
+operator, read from its cache on the H100 in session 38, does the same). On a GPU the rounding is
+the hardware's fp8 conversion (HW_CAST, as in one_row_registers); the integer rounding remains for
+the interpreter. On the H100 (session 38) down-prefill-8k went from 191.02 to 164.90 us;
+one_row_registers (112.42) stays the faster kernel at every shape.
 """
 
 import torch

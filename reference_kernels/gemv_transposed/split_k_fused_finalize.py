@@ -58,8 +58,7 @@ SMALL_BLOCK_K = 16
 SMALL_BLOCK_N = 256
 SMALL_NUM_WARPS = 8
 SMALL_PROGRAMS_PER_SM = 2
-# the small-matrix split aims at SMALL_PROGRAMS_PER_SM programs per SM ...
-MAX_CHUNKS = 64  # ... with at most this many partials per column for the finalizing program
+MAX_CHUNKS = 64  # the small-matrix split's cap on partials per column (the finalizing program reads them)
 CPU_SMS = 132  # off CUDA (the interpreter) the split is sized as for an H100/H200
 
 _SM_COUNTS: dict = {}
