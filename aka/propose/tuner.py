@@ -7,7 +7,10 @@ Order of work, each step one candidate:
 1. screen: every eligible kernel family at its default parameters (best-ranked by retrieval first).
    Until there is an incumbent a screen is judged in full; after that, at the visible shapes the
    incumbent was judged at, with no held-out shape and no comparison (a focused trial over every
-   shape, the first rung of halving): a family is compared only once it has won something;
+   shape, the first rung of halving): a family is compared only once it has won something. When
+   the families screened so far already win different shapes by a predicted weighted gain over
+   the incumbent above EARLY_DISPATCH_GAIN, their dispatcher comes before the next screen, so a
+   short session (`--time-limit`) ends with the winners combined rather than one screen further;
 2. dispatch: when different (family, parameters) win different shapes, one dispatcher of them;
 3. tune: for the shape next in turn (by weight; two turns in three go to the shapes still behind a
    baseline, when any are), the family that wins it, a parameter point asked
@@ -39,6 +42,9 @@ from aka.spec.memory import Proposal, ProposalContext, Trial
 
 DISPATCH_MIN_GAIN = 0.02
 """A dispatcher is proposed only when its predicted weighted gain over the incumbent exceeds this."""
+EARLY_DISPATCH_GAIN = 0.05
+"""Before every family is screened, a dispatcher is proposed only above this predicted gain: a full
+evaluation and a comparison cost about two screens, so a small gain waits for the screen to end."""
 ASK_TRIES = 25
 UPCOMING_MAX = 256
 """At most this many configurations are handed to a harness to compile ahead."""
@@ -244,7 +250,7 @@ class Tuner:
         families = self.families(ctx)
         tried = {t.candidate for t in ctx.trials}
         parent = ctx.incumbent.hash if ctx.incumbent else None
-        for step in (self._promote, self._screen, self._dispatch, self._tune):
+        for step in (self._promote, self._early_dispatch, self._screen, self._dispatch, self._tune):
             proposal = step(ctx, families, tried, parent)
             if proposal is not None:
                 return proposal
@@ -300,11 +306,18 @@ class Tuner:
                         hypothesis="the configuration fastest at every shape measured so far, in focused trials "
                                    "only; judged at every shape, held-out ones included, and compared")
 
-    def _dispatch(self, ctx, families, tried, parent) -> Proposal | None:
+    def _early_dispatch(self, ctx, families, tried, parent) -> Proposal | None:
+        """The dispatcher ahead of the screens still to run, when the winners so far promise enough
+        (EARLY_DISPATCH_GAIN) over an incumbent; once screening is over `_dispatch` takes over."""
+        if incumbent_trial(ctx) is None or self._screen(ctx, families, tried, parent) is None:
+            return None
+        return self._dispatch(ctx, families, tried, parent, min_gain=EARLY_DISPATCH_GAIN)
+
+    def _dispatch(self, ctx, families, tried, parent, min_gain: float = DISPATCH_MIN_GAIN) -> Proposal | None:
         best = best_per_shape(ctx)
         by_key = {f.key: f for f in families}
         winners = [t for t in winners_by_config(best).values() if t.family in by_key]
-        if len(winners) < 2 or _predicted_gain(ctx, best) <= DISPATCH_MIN_GAIN:
+        if len(winners) < 2 or _predicted_gain(ctx, best) <= min_gain:
             return None
         shapes = {sid: tuple(tuple(s) for s in t.input_shapes.get(sid, [])) for sid, (t, _) in best.items()}
         rule = unseen_rule(ctx, shapes)

@@ -53,6 +53,7 @@ def test_screens_every_eligible_family_at_defaults_first(kernels):
 
 
 def test_proposes_a_dispatcher_when_shapes_disagree_then_tunes_untried_points(kernels):
+    """A predicted gain under EARLY_DISPATCH_GAIN (about 4 % here) waits for the screen to end."""
     tuner = Tuner([kernels])
     trials = []
     fast = {"rmsnorm/blocked_columns.py": SHAPES[:3], "rmsnorm/multi_row_tile.py": SHAPES[3:]}
@@ -60,20 +61,64 @@ def test_proposes_a_dispatcher_when_shapes_disagree_then_tunes_untried_points(ke
     for _ in range(3):
         p = tuner.propose(ctx(trials, incumbent=incumbent))
         wins = fast.get(p.candidate.family, [])
-        trials.append(trial(p, {s: 5.0 if s in wins else 10.0 for s in SHAPES}))
+        trials.append(trial(p, {s: 9.0 if s in wins else 10.0 for s in SHAPES}))
         incumbent = incumbent or p.candidate
     p = tuner.propose(ctx(trials, incumbent=incumbent))
     assert p.candidate.origin == "dispatcher"
     assert "blocked_columns" in p.candidate.source and "multi_row_tile" in p.candidate.source
     winner = {t.family: config_key(t.family, t.params) for t in trials}
     assert p.meta["routes"] == {s: winner[fam] for fam, ids in fast.items() for s in ids}   # journaled, kept by the trial
-    trials.append(trial(p, {s: 5.0 for s in SHAPES}))
+    trials.append(trial(p, {s: 9.0 for s in SHAPES}))
     tried = {t.candidate for t in trials}
     for _ in range(4):
         p = tuner.propose(ctx(trials, incumbent=incumbent))
         assert p.candidate.origin == "tuner" and p.candidate.hash not in tried
         tried.add(p.candidate.hash)
         trials.append(trial(p, {s: 7.0 for s in SHAPES}))
+
+
+def test_a_large_predicted_gain_dispatches_before_the_screen_ends_and_a_later_winner_joins_the_next(kernels):
+    """Families that split the shapes by much (predicted gain above EARLY_DISPATCH_GAIN) are combined
+    before the remaining family is screened, so a session cut short still ends with them combined;
+    the screen then goes on, and what the last family wins enters the next dispatcher."""
+    from aka.propose.tuner import EARLY_DISPATCH_GAIN, _predicted_gain
+
+    tuner = Tuner([kernels])
+    first = tuner.propose(ctx())                                # no incumbent: screened in full
+    trials = [trial(first, {s: 5.0 if s in SHAPES[:3] else 10.0 for s in SHAPES})]
+    inc = first.candidate
+    second = tuner.propose(ctx(trials, incumbent=inc))
+    assert second.candidate.origin == "tuner" and second.candidate.family != first.candidate.family
+    trials.append(trial(second, {s: 5.0 if s in SHAPES[3:5] else 10.0 for s in SHAPES}))
+    c = ctx(trials, incumbent=inc)
+    assert _predicted_gain(c, best_per_shape(c)) > EARLY_DISPATCH_GAIN
+    early = tuner.propose(c)
+    assert early.candidate.origin == "dispatcher"
+    assert early.meta["routes"] == {**{s: config_key(first.candidate.family, first.candidate.params) for s in SHAPES[:3]},
+                                    **{s: config_key(second.candidate.family, second.candidate.params)
+                                       for s in SHAPES[3:5]},
+                                    **{s: config_key(first.candidate.family, first.candidate.params)
+                                       for s in SHAPES[5:]}}
+    trials.append(trial(early, {s: 5.0 if s in SHAPES[:5] else 10.0 for s in SHAPES}))   # promoted: the incumbent
+    inc = early.candidate
+    third = tuner.propose(ctx(trials, incumbent=inc))
+    assert third.candidate.origin == "tuner"
+    assert {third.candidate.family, first.candidate.family, second.candidate.family} == {f"rmsnorm/{n}" for n in THREE}
+    trials.append(trial(third, {s: 4.0 if s in SHAPES[5:] else 10.0 for s in SHAPES}))
+    last = tuner.propose(ctx(trials, incumbent=inc))
+    assert last.candidate.origin == "dispatcher" and last.candidate.hash != early.candidate.hash
+    assert set(last.meta["routes"][s] for s in SHAPES[5:]) == {config_key(third.candidate.family, third.candidate.params)}
+
+
+def test_no_early_dispatcher_without_an_incumbent_or_a_second_winner(kernels):
+    """The first screen has nothing to combine; a second family that wins nothing asks no dispatcher."""
+    tuner = Tuner([kernels])
+    first = tuner.propose(ctx())
+    trials = [trial(first, {s: 5.0 for s in SHAPES})]
+    second = tuner.propose(ctx(trials, incumbent=first.candidate))
+    trials.append(trial(second, {s: 9.0 for s in SHAPES}))
+    assert tuner.propose(ctx(trials, incumbent=first.candidate)).candidate.origin == "tuner"
+    assert tuner.propose(ctx(trials)).candidate.origin == "tuner"       # no incumbent: screens go on
 
 
 DECODE = {"d1": [[1, 4096]], "d8": [[8, 4096]], "d32": [[32, 4096]], "p": [[4096, 4096]]}
