@@ -82,7 +82,8 @@ def programs_per_sm(registers: int, warps: int, shared_bytes: int, limits: dict 
 def _launch_of(fn: Any, args: tuple, kwargs: dict) -> Launch:
     """The launch as Triton's own launcher would specialize it: pointer and integer arguments
     divisible by 16 carry that hint (meta tensors keep their storage offsets, so alignment is
-    real), and an integer equal to 1 becomes a constant."""
+    real), and an integer equal to 1 becomes a constant, except where the kernel's
+    `do_not_specialize` / `do_not_specialize_on_alignment` say otherwise."""
     from triton.backends.compiler import BaseBackend
     from triton.runtime.jit import native_specialize_impl
 
@@ -96,7 +97,8 @@ def _launch_of(fn: Any, args: tuple, kwargs: dict) -> Launch:
             signature.append((p.name, "constexpr"))
             constexprs.append((p.name, getattr(value, "value", value)))
             continue
-        kind, key = native_specialize_impl(BaseBackend, value, False, True, True)
+        kind, key = native_specialize_impl(BaseBackend, value, bool(p.is_const), not p.do_not_specialize,
+                                           not p.do_not_specialize_on_alignment)
         signature.append((p.name, kind))
         if kind == "constexpr":
             constexprs.append((p.name, key))

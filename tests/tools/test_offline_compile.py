@@ -83,6 +83,23 @@ def test_the_build_carries_the_launch_specialization_and_writes_its_ptx(ptxas, t
     assert "ld.global.v4.b32" in ptx
 
 
+def test_an_argument_the_kernel_does_not_specialize_stays_a_runtime_value(ptxas, tmp_path):
+    """A step of 1 is a compile-time constant for Triton's launcher unless the kernel names it in
+    `do_not_specialize`; then the build keeps it an argument, as a real launch does."""
+    body = ("@triton.jit(do_not_specialize=['step'])\ndef _copy(x_ptr, n, step, BLOCK: tl.constexpr):\n"
+            "    i = tl.arange(0, BLOCK)\n    tl.store(x_ptr + i * step, tl.load(x_ptr + i * step, mask=i < n), mask=i < n)\n\n"
+            "@triton.jit\ndef _copy1(x_ptr, n, step, BLOCK: tl.constexpr):\n"
+            "    i = tl.arange(0, BLOCK)\n    tl.store(x_ptr + i * step, tl.load(x_ptr + i * step, mask=i < n), mask=i < n)")
+    kernel = _kernel(tmp_path, body, "        _copy[(1,)](x, 64, 1, BLOCK=64)\n        _copy1[(1,)](x, 64, 1, BLOCK=64)\n"
+                                     "        return x[..., : x.shape[-1] // 2]")
+    out = tmp_path / "rows.json"
+    r = _run(str(kernel), "--shapes", "gemma2-9b-decode-1", "--json", str(out))
+    assert r.returncode == 0, r.stdout + r.stderr
+    rows = {row["function"]: row for row in json.loads(out.read_text())}
+    assert rows["_copy"]["ok"] and "step" not in rows["_copy"]["constexprs"]
+    assert rows["_copy1"]["constexprs"]["step"] == 1
+
+
 def test_inputs_that_need_data_to_build_are_made_on_the_cpu_then_recorded_on_meta(ptxas, tmp_path):
     """decode_attention_paged's make_inputs reads its sequence lengths to build the block table,
     which meta tensors cannot; both of the kernel's launches are still recorded and built."""
