@@ -10,6 +10,7 @@ params:
   BLOCK: {values: [1024, 2048, 4096], default: 2048}
   PROGRAMS_PER_SM: {values: [2, 4, 8], default: 4}
   NUM_WARPS: {values: [4, 8], default: 8}
+  SCALAR_IDS: {values: [0, 1], default: 1}
 requires: []
 sources:
   - https://developer.nvidia.com/blog/gpu-pro-tip-fast-histograms-using-shared-atomics-on-maxwell/
@@ -53,6 +54,7 @@ import triton.language as tl
 BLOCK = 2048
 PROGRAMS_PER_SM = 4
 NUM_WARPS = 8
+SCALAR_IDS = 1
 CPU_SMS = 4  # the interpreter has no SMs: a small fixed grid that still exercises the stride
 
 
@@ -62,8 +64,9 @@ def _zero_counts(c_ptr, n_bins, BLOCK: tl.constexpr):
     tl.store(c_ptr + offs, tl.zeros([BLOCK], dtype=c_ptr.dtype.element_ty), mask=offs < n_bins)
 
 
-@triton.jit
-def _count_private_slab(ids_ptr, slab_ptr, c_ptr, n, n_bins, BLOCK: tl.constexpr, BINS: tl.constexpr):
+@triton.jit(do_not_specialize=["step"])
+def _count_private_slab(ids_ptr, slab_ptr, c_ptr, n, n_bins, step, BLOCK: tl.constexpr, BINS: tl.constexpr,
+                        SCALAR_IDS: tl.constexpr):
     pid = tl.program_id(0)
     bins = tl.arange(0, BINS)
     slab = slab_ptr + pid.to(tl.int64) * BINS
@@ -74,6 +77,8 @@ def _count_private_slab(ids_ptr, slab_ptr, c_ptr, n, n_bins, BLOCK: tl.constexpr
     for t in range(pid, tl.cdiv(n, BLOCK), tl.num_programs(0)):
         offs = tl.cast(t, tl.int64) * BLOCK + lanes
         live = offs < n
+        if SCALAR_IDS:   # step is 1 at run time; unknown to the compiler, so no vector load
+            offs = offs * step
         ids = tl.load(ids_ptr + offs, mask=live, other=0, eviction_policy="evict_first")
         keep = live & (ids >= 0) & (ids < n_bins)
         tl.atomic_add(slab + ids, ones, mask=keep, sem="relaxed")
@@ -97,6 +102,6 @@ class ModelNew(torch.nn.Module):
             n_programs = min(sms * PROGRAMS_PER_SM, triton.cdiv(n, BLOCK))   # small n: no empty programs
             bins = triton.next_power_of_2(self.num_bins)
             slabs = torch.empty((n_programs, bins), dtype=torch.int32, device=ids.device)
-            _count_private_slab[(n_programs,)](ids, slabs, counts, n, self.num_bins, BLOCK=BLOCK, BINS=bins,
-                                               num_warps=NUM_WARPS)
+            _count_private_slab[(n_programs,)](ids, slabs, counts, n, self.num_bins, 1, BLOCK=BLOCK, BINS=bins,
+                                               SCALAR_IDS=SCALAR_IDS, num_warps=NUM_WARPS)
         return counts
