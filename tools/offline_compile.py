@@ -194,16 +194,16 @@ def compile_launch(launch: Launch, arch: int) -> dict:
 
 
 def _parse_point(items: list[str]) -> dict:
-    point = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name.isidentifier():
-            raise ValueError(f"--param {item!r}: expected NAME=VALUE")
-        try:
-            point[name] = int(value)
-        except ValueError:
-            point[name] = float(value)
-    return point
+    """--param values as `aka eval --param` reads them: bool, int, float, else the string itself
+    (PRECISION=tf32x2)."""
+    import typer
+
+    from aka.cli.eval_cmd import parse_params
+
+    try:
+        return parse_params(items)
+    except typer.BadParameter as exc:
+        raise ValueError(str(exc)) from None
 
 
 def _shapes(spec: Any, which: str) -> list:

@@ -71,6 +71,15 @@ def test_a_parameter_point_changes_the_launch(ptxas, tmp_path):
     assert row["options"] == {"num_warps": 4} and row["constexprs"]["BLOCK"] == 1024
 
 
+def test_a_string_parameter_is_passed_as_a_string(ptxas, tmp_path):
+    """PRECISION=tf32x3 (a string constant) reaches the launch as the string, not a number error."""
+    out = tmp_path / "rows.json"
+    kernel = ROOT / "reference_kernels" / "matmul_int4_grouped" / "scale_group_partials.py"
+    r = _run(str(kernel), "--shapes", "cpu-small", "--param", "PRECISION=tf32x3", "--json", str(out))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert json.loads(out.read_text())[0]["constexprs"]["PRECISION"] == "tf32x3"
+
+
 def test_the_build_carries_the_launch_specialization_and_writes_its_ptx(ptxas, tmp_path):
     """The aligned bf16 input gets Triton's divisible-by-16 hint, as a real launch would, so the
     loads vectorize to 16 bytes; with --ptx-dir each launch's PTX is kept beside its row."""
