@@ -11,7 +11,7 @@ params:
   BLOCK_N: {values: [16, 32, 64, 128], default: 64}
   BLOCK_K: {values: [16, 32, 64], default: 32}
   NUM_WARPS: {values: [2, 4, 8], default: 4}
-  PRECISION: {values: ["tf32x3", "ieee"], default: "tf32x3"}
+  PRECISION: {values: ["tf32x2", "tf32x3", "ieee"], default: "tf32x2"}
 requires: []
 sources:
   - https://arxiv.org/abs/2306.00978
@@ -34,6 +34,20 @@ Measured by the harness on one H200 (2026-12-04, events timing): at
 llama3-8b-qproj-prefill-512x4096x4096-g128 the fastest of the three kernels, 383 us, but 0.98x
 torch.compile's 374 us (docs/results/h200-2026-12-04-suites/kernel-patterns.json). It has not been
 profiled with Nsight Compute at that shape yet.
+
+"tf32x2" (session 40, the default; from the offline sm_90 build, Triton 3.7.1; not yet measured on
+a GPU): "tf32x3" splits both operands, but the codes have no remainder, so a third of its tensor
+work multiplies by zero. The build at qproj-prefill showed 12 wgmma m64n64k8 per 32-wide k step
+(three products over four k8 slices), each group waited on before the next, and 32 tf32 roundings,
+subtractions and NaN checks per thread per step for the two splits; 208 registers, two programs
+(8 warps) per SM. H200, session 40: 383.02 us against torch.compile's 367.82 there (0.96x) and
+1.08x at llama2-7b-mlp-prefill. "tf32x2" splits a alone, a = hi + lo with hi = a rounded to TF32
+(bit arithmetic, round half away from zero, as cvt.rna) and lo the remainder, itself rounded to
+TF32, and issues two TF32 products, hi x codes and lo x codes, whose operands are exact in TF32:
+the terms tf32x3 keeps, so the same error (lo's rounding, about 2^-23 of each product), with 8
+wgmma a step. Infinite a gets lo = 0, so an infinity propagates as in the reference. Built the
+same way: 8 wgmma and 2 waits a step, no cvt.rna, 24 st.shared against 40, 484 instructions in the
+k loop against 543, 197 registers (still two programs per SM), 24 KB of shared memory against 32.
 """
 
 import torch
@@ -44,7 +58,14 @@ BLOCK_M = 64
 BLOCK_N = 64
 BLOCK_K = 32
 NUM_WARPS = 4
-PRECISION = 'tf32x3'
+PRECISION = 'tf32x2'
+
+
+@triton.jit
+def _round_tf32(x):
+    """x rounded to TF32 (10 mantissa bits), half away from zero like cvt.rna: exact on the tensor
+    cores, whether they round or truncate their fp32 operands."""
+    return ((x.to(tl.uint32, bitcast=True) + 0x1000) & 0xFFFFE000).to(tl.float32, bitcast=True)
 
 
 @triton.jit
@@ -67,7 +88,15 @@ def _w4_group_partials(a_ptr, q_ptr, s_ptr, c_ptr, M, N, K, group_size, BLOCK_M:
             byte = tl.load(q_ptr + rn[None, :].to(tl.int64) * (K // 2) + (ks // 2)[:, None], mask=n_mask[None, :],
                            other=0)
             code = ((byte.to(tl.int32) >> ((ks % 2) * 4)[:, None]) & 0xF) - 8
-            part = tl.dot(a.to(tl.float32), code.to(tl.float32), part, input_precision=PRECISION)
+            if PRECISION == "tf32x2":    # codes are exact in TF32: split a alone, two products
+                a32 = a.to(tl.float32)
+                codef = code.to(tl.float32)
+                hi = _round_tf32(a32)
+                lo = _round_tf32(tl.where(tl.abs(a32) < float("inf"), a32 - hi, 0.0))
+                part = tl.dot(hi, codef, part, input_precision="tf32")
+                part = tl.dot(lo, codef, part, input_precision="tf32")
+            else:
+                part = tl.dot(a.to(tl.float32), code.to(tl.float32), part, input_precision=PRECISION)
         sc = tl.load(s_ptr + rn.to(tl.int64) * n_groups + g, mask=n_mask, other=0.0).to(tl.float32)
         acc += part * sc[None, :]
     tl.store(c_ptr + rm[:, None].to(tl.int64) * N + rn[None, :], acc.to(c_ptr.dtype.element_ty),
