@@ -26,7 +26,7 @@ floating-point work besides the int-to-float convert, which is what makes intege
 paths (int8 x int8 with per-group rescale) possible. BLOCK_K must divide the group size (both
 are powers of two here; the host clamps BLOCK_K to the group); the extra accumulator costs
 registers, so BLOCK_M x BLOCK_N tiles are a little smaller than in the plain kernel.
-The dot runs at PRECISION: "tf32x3" (default) puts it on tensor cores as three TF32 products of
+The dot runs at PRECISION: "tf32x3" puts it on tensor cores as three TF32 products of
 split operands. The codes -8..7 are exact in TF32, so their remainder is zero and the only extra
 error is the rounding of a's remainder, about 2^-22 of each product; "ieee" stays as the exact
 CUDA-core path, and ROCm (no tf32x3 in its Triton) always uses it.
