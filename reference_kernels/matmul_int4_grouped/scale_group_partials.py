@@ -12,6 +12,7 @@ params:
   BLOCK_K: {values: [16, 32, 64], default: 32}
   NUM_WARPS: {values: [2, 4, 8], default: 4}
   PRECISION: {values: ["tf32x2", "tf32x3", "ieee"], default: "tf32x2"}
+  PACKED_ROWS: {values: [0, 1], default: 1}
 requires: []
 sources:
   - https://arxiv.org/abs/2306.00978
@@ -48,6 +49,14 @@ the terms tf32x3 keeps, so the same error (lo's rounding, about 2^-23 of each pr
 wgmma a step. Infinite a gets lo = 0, so an infinity propagates as in the reference. Built the
 same way: 8 wgmma and 2 waits a step, no cvt.rna, 24 st.shared against 40, 484 instructions in the
 k loop against 543, 197 registers (still two programs per SM), 24 KB of shared memory against 32.
+The same build showed the codes' load as the larger cost: the byte of each code was fetched on
+its own (16 scalar 1-byte loads per thread per k step, each byte twice, once per nibble, across
+64 weight rows), outside the cp.async pipeline that prefetches a, so every k step waited on it.
+PACKED_ROWS (default on) loads each weight row's BLOCK_K / 2 bytes as one contiguous run and
+unpacks both nibbles in registers (tl.interleave of the low and high halves, then transposed for
+the dot): the codes now ride the cp.async pipeline with a, and the k loop is 272 instructions
+against 484, at 166 registers, three programs (12 warps) per SM instead of two. Not yet measured
+on a GPU.
 """
 
 import torch
@@ -59,6 +68,7 @@ BLOCK_N = 64
 BLOCK_K = 32
 NUM_WARPS = 4
 PRECISION = 'tf32x2'
+PACKED_ROWS = 1
 
 
 @triton.jit
@@ -70,7 +80,8 @@ def _round_tf32(x):
 
 @triton.jit
 def _w4_group_partials(a_ptr, q_ptr, s_ptr, c_ptr, M, N, K, group_size, BLOCK_M: tl.constexpr,
-                       BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, PRECISION: tl.constexpr):
+                       BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, PRECISION: tl.constexpr,
+                       PACKED_ROWS: tl.constexpr):
     pid = tl.program_id(0)
     tiles_n = tl.cdiv(N, BLOCK_N)
     rm = (pid // tiles_n) * BLOCK_M + tl.arange(0, BLOCK_M)
@@ -85,9 +96,15 @@ def _w4_group_partials(a_ptr, q_ptr, s_ptr, c_ptr, M, N, K, group_size, BLOCK_M:
         for k0 in range(g * group_size, (g + 1) * group_size, BLOCK_K):
             ks = k0 + rk
             a = tl.load(a_ptr + rm[:, None].to(tl.int64) * K + ks[None, :], mask=m_mask[:, None], other=0.0)
-            byte = tl.load(q_ptr + rn[None, :].to(tl.int64) * (K // 2) + (ks // 2)[:, None], mask=n_mask[None, :],
-                           other=0)
-            code = ((byte.to(tl.int32) >> ((ks % 2) * 4)[:, None]) & 0xF) - 8
+            if PACKED_ROWS:   # each weight row's BLOCK_K / 2 bytes as one contiguous run, unpacked in registers
+                kb = k0 // 2 + tl.arange(0, BLOCK_K // 2)
+                packed = tl.load(q_ptr + rn[:, None].to(tl.int64) * (K // 2) + kb[None, :], mask=n_mask[:, None],
+                                 other=0).to(tl.int32)
+                code = tl.trans(tl.interleave((packed & 0xF) - 8, (packed >> 4) - 8))   # [BLOCK_K, BLOCK_N]
+            else:             # one byte per code (each byte read twice, once per nibble)
+                byte = tl.load(q_ptr + rn[None, :].to(tl.int64) * (K // 2) + (ks // 2)[:, None], mask=n_mask[None, :],
+                               other=0)
+                code = ((byte.to(tl.int32) >> ((ks % 2) * 4)[:, None]) & 0xF) - 8
             if PRECISION == "tf32x2":    # codes are exact in TF32: split a alone, two products
                 a32 = a.to(tl.float32)
                 codef = code.to(tl.float32)
@@ -119,5 +136,6 @@ class ModelNew(torch.nn.Module):
             grid = (triton.cdiv(m, BLOCK_M) * triton.cdiv(n, BLOCK_N),)
             precision = "ieee" if torch.version.hip else PRECISION
             _w4_group_partials[grid](a, wq, scale, c, m, n, k, self.group_size, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N,
-                                     BLOCK_K=min(BLOCK_K, self.group_size), PRECISION=precision, num_warps=NUM_WARPS)
+                                     BLOCK_K=min(BLOCK_K, self.group_size), PRECISION=precision, PACKED_ROWS=PACKED_ROWS,
+                                     num_warps=NUM_WARPS)
         return c
