@@ -46,9 +46,10 @@ subtractions and NaN checks per thread per step for the two splits; 208 register
 (bit arithmetic, round half away from zero, as cvt.rna) and lo the remainder, itself rounded to
 TF32, and issues two TF32 products, hi x codes and lo x codes, whose operands are exact in TF32:
 the terms tf32x3 keeps, so the same error (lo's rounding, about 2^-23 of each product), with 8
-wgmma a step. Infinite a gets lo = 0, so an infinity propagates as in the reference. Built the
-same way: 8 wgmma and 2 waits a step, no cvt.rna, 24 st.shared against 40, 484 instructions in the
-k loop against 543, 197 registers (still two programs per SM), 24 KB of shared memory against 32.
+wgmma a step. Infinite or NaN a gets lo = 0 and hi = a, so either propagates as in the
+reference. Built the same way: 8 wgmma and 2 waits a step, no cvt.rna, 24 st.shared against 40,
+484 instructions in the k loop against 543, 197 registers (still two programs per SM), 24 KB of
+shared memory against 32.
 The same build showed the codes' load as the larger cost: the byte of each code was fetched on
 its own (16 scalar 1-byte loads per thread per k step, each byte twice, once per nibble, across
 64 weight rows), outside the cp.async pipeline that prefetches a, so every k step waited on it.
@@ -108,7 +109,7 @@ def _w4_group_partials(a_ptr, q_ptr, s_ptr, c_ptr, M, N, K, group_size, BLOCK_M:
             if PRECISION == "tf32x2":    # codes are exact in TF32: split a alone, two products
                 a32 = a.to(tl.float32)
                 codef = code.to(tl.float32)
-                hi = _round_tf32(a32)
+                hi = tl.where(a32 == a32, _round_tf32(a32), a32)     # a NaN stays NaN whatever its payload
                 lo = _round_tf32(tl.where(tl.abs(a32) < float("inf"), a32 - hi, 0.0))
                 part = tl.dot(hi, codef, part, input_precision="tf32")
                 part = tl.dot(lo, codef, part, input_precision="tf32")
