@@ -13,6 +13,8 @@ export PYTHONPATH=/tmp/site:$PWD
 NEWK="conv1d_depthwise_causal/tap_loop_tile,histogram/private_slab_atomics,matmul_int4_grouped/scale_group_partials"
 timeout 150 python3 -m pytest -q -p no:cacheprovider -m gpu tests/reference_kernels/test_reference_kernels.py \
   -k "tap_loop_tile or private_slab_atomics or scale_group_partials" > "$W/pytest-new.txt" 2>&1; tail -n 3 "$W/pytest-new.txt"
+timeout 60 python3 -m pytest -q -p no:cacheprovider tests/reference_kernels/test_int4_tf32x2_split.py > "$W/pytest-split.txt" 2>&1
+tail -n 1 "$W/pytest-split.txt"
 case "$card" in
   *H200*) RES=.carry/h200
           cp .carry/h200/*.json "$W/from/"
