@@ -9,7 +9,9 @@ argument types, constexpr values, warps, stages) is then compiled through Triton
 the target (sm_90 by default) down to PTX and a cubin with the ptxas Triton ships, and ptxas
 reports its registers and spills. The table says, per launch, whether it compiles and what it
 costs in registers, spill bytes and shared memory: the register and occupancy facts a GPU run
-would show, before any GPU time is spent. Nothing is timed and no kernel runs, so this checks that
+would show, before any GPU time is spent. It also counts, inside the PTX's loops, barriers,
+shared-memory loads and stores, and 1-2 byte global loads (`loop_stats`): where a layout
+conversion or an unvectorized load repeats every trip. Nothing is timed and no kernel runs, so this checks that
 a kernel builds for the card, not that it is right or fast (the interpreter tests do the first).
 
 An operator whose make_inputs needs data (`.tolist()`, `nonzero`) builds its inputs on the CPU
@@ -68,6 +70,7 @@ class Compiled:
     error: str = ""
     ptx: str = ""  # where --ptx-dir wrote this launch's PTX
     programs_per_sm: int | None = None  # resident at once, by registers, warps and shared memory (sm_90)
+    loops: dict = field(default_factory=dict)  # inside the PTX's loops: barriers, shared-memory ops, 1-2 byte loads
 
 
 def programs_per_sm(registers: int, warps: int, shared_bytes: int, limits: dict = SM90_LIMITS) -> int:
@@ -254,6 +257,7 @@ def run_kernel(kernel: Path, which: str, point: dict, arch: int, seen: set,
             try:
                 figures = compile_launch(launch, arch)
                 ptx = figures.pop("ptx")
+                row.loops = loop_stats(ptx)
                 for k, v in figures.items():
                     setattr(row, k, v)
                 if arch == 90 and row.registers:
@@ -270,9 +274,33 @@ def run_kernel(kernel: Path, which: str, point: dict, arch: int, seen: set,
     return out
 
 
+LOOP_PATTERNS = {
+    "barriers": re.compile(r"\bbar\.sync\b"),
+    "shared": re.compile(r"\b(ld|st)\.shared\b"),
+    "subword_loads": re.compile(r"\bld\.global(?![^\s]*\.v[248]\.)[^\s]*\.[bsu](8|16)\s"),
+}
+"""What loop_stats counts: a barrier or a shared-memory round trip inside a loop is where a layout
+conversion usually hides (Triton moving a tensor between two thread mappings), and a scalar load of
+one or two bytes where a vector load was meant."""
+
+
+def loop_stats(ptx: str) -> dict:
+    """LOOP_PATTERNS counted over the lines inside the PTX's loops (from a label to the branch back
+    to it), each line once however many loops hold it."""
+    lines = ptx.splitlines()
+    labels = {m.group(1): i for i, line in enumerate(lines) if (m := re.match(r"^(\$L__BB\d+_\d+):", line))}
+    inside: set[int] = set()
+    for i, line in enumerate(lines):
+        m = re.search(r"\bbra(?:\.uni)?\s+(\$L__BB\d+_\d+);", line)
+        if m and labels.get(m.group(1), i) < i:
+            inside.update(range(labels[m.group(1)], i + 1))
+    return {name: sum(1 for i in inside if pat.search(lines[i])) for name, pat in LOOP_PATTERNS.items()}
+
+
 def table(rows: list[Compiled]) -> str:
     lines = ["| kernel | shape | function | constexprs | options | compiles | registers | spill st/ld bytes | shared bytes | "
-             "programs / SM (warps) | s |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "programs / SM (warps) | in loops: barriers / shared / 1-2 B loads | s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         consts = ", ".join(f"{k}={v}" for k, v in r.constexprs.items())
         opts = ", ".join(f"{k}={v}" for k, v in r.options.items())
@@ -282,7 +310,8 @@ def table(rows: list[Compiled]) -> str:
                     else f"{r.programs_per_sm} ({r.programs_per_sm * r.options.get('num_warps', 4)})")
         lines.append(f"| {r.kernel} | {r.shape} | {r.function} | {consts} | {opts} | {status} | "
                      f"{'' if r.registers is None else r.registers} | {spill} | "
-                     f"{'' if r.shared_bytes is None else r.shared_bytes} | {resident} | {r.seconds:g} |")
+                     f"{'' if r.shared_bytes is None else r.shared_bytes} | {resident} | "
+                     f"{' / '.join(str(r.loops[k]) for k in LOOP_PATTERNS) if r.loops else ''} | {r.seconds:g} |")
     return "\n".join(lines)
 
 

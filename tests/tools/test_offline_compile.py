@@ -109,6 +109,41 @@ def test_an_argument_the_kernel_does_not_specialize_stays_a_runtime_value(ptxas,
     assert rows["_copy1"]["constexprs"]["step"] == 1
 
 
+@pytest.mark.parametrize("kernel,shape,param,what", [
+    # the slab atomics' ids loaded four to a thread converted to the atomic's layout in every trip
+    ("histogram/private_slab_atomics.py", "buckets-16m-1024", "SCALAR_IDS", "barriers"),
+    # int4 codes fetched a byte at a time, against each row's packed bytes as one run
+    ("matmul_int4_grouped/scale_group_partials.py", "llama3-8b-qproj-prefill-512x4096x4096-g128", "PACKED_ROWS",
+     "subword_loads"),
+])
+def test_loop_figures_show_what_a_parameter_removed_from_the_loop(ptxas, tmp_path, kernel, shape, param, what):
+    """Barriers and 1-2 byte loads inside the PTX's loops, per launch: the findings of session 40's
+    survey, before (the parameter at 0) and after (at 1)."""
+    counts = {}
+    for value in (0, 1):
+        out = tmp_path / f"rows{value}.json"
+        r = _run(str(ROOT / "reference_kernels" / kernel), "--shapes", shape, "--param", f"{param}={value}",
+                 "--json", str(out))
+        assert r.returncode == 0, r.stdout + r.stderr
+        (row,) = [row for row in json.loads(out.read_text()) if row["constexprs"].get(param) == value]
+        counts[value] = row["loops"]
+    assert counts[0][what] > 0 and counts[1][what] == 0, counts
+
+
+def test_loop_stats_counts_lines_inside_loops_once(monkeypatch):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("offline_compile_loops", TOOL)
+    tool = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, tool)  # its dataclasses look their module up
+    spec.loader.exec_module(tool)
+    ptx = "\n".join(["\tbar.sync 0;", "$L__BB0_1:", "\tld.global.b8 {%rs1}, [%rd1];",
+                     "\tld.global.v4.b32 {%r1, %r2, %r3, %r4}, [%rd2];", "$L__BB0_2:", "\tbar.sync 0;",
+                     "\tst.shared.b32 [%r5], %r6;", "\t@%p1 bra $L__BB0_2;", "\t@%p2 bra $L__BB0_1;",
+                     "\tld.shared.b32 %r7, [%r8];", "\t@%p3 bra $L__BB0_9;"])
+    assert tool.loop_stats(ptx) == {"barriers": 1, "shared": 1, "subword_loads": 1}
+
+
 def test_inputs_that_need_data_to_build_are_made_on_the_cpu_then_recorded_on_meta(ptxas, tmp_path):
     """decode_attention_paged's make_inputs reads its sequence lengths to build the block table,
     which meta tensors cannot; both of the kernel's launches are still recorded and built."""
