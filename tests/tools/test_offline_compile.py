@@ -16,6 +16,14 @@ TOOL = ROOT / "tools" / "offline_compile.py"
 GELU = ROOT / "reference_kernels" / "gelu_and_mul" / "flat_1d.py"
 
 
+@pytest.fixture(scope="module")
+def tool():
+    """The tool as a module (registered in sys.modules, where its dataclasses look it up)."""
+    from aka.evaluate.loading import load_module
+
+    return load_module(str(TOOL), "offline_compile_tool")
+
+
 def _run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}  # the real compiler, not the interpreter
     return subprocess.run([sys.executable, str(TOOL), *args], capture_output=True, text=True, cwd=cwd,
@@ -52,13 +60,7 @@ def test_compiles_each_distinct_launch_and_reports_registers(ptxas, tmp_path):
     (255, 8, 0, 1),        # 256 x 256 threads: the whole register file
     (16, 1, 0, 32),        # one-warp programs stop at 32 resident programs
 ])
-def test_programs_per_sm_follows_the_sm90_limits(registers, warps, shared, want, monkeypatch):
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("offline_compile_tool", TOOL)
-    tool = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, spec.name, tool)  # its dataclasses look their module up
-    spec.loader.exec_module(tool)
+def test_programs_per_sm_follows_the_sm90_limits(registers, warps, shared, want, tool):
     assert tool.programs_per_sm(registers, warps, shared) == want
 
 
@@ -130,13 +132,7 @@ def test_loop_figures_show_what_a_parameter_removed_from_the_loop(ptxas, tmp_pat
     assert counts[0][what] > 0 and counts[1][what] == 0, counts
 
 
-def test_loop_stats_counts_lines_inside_loops_once(monkeypatch):
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("offline_compile_loops", TOOL)
-    tool = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, spec.name, tool)  # its dataclasses look their module up
-    spec.loader.exec_module(tool)
+def test_loop_stats_counts_lines_inside_loops_once(tool):
     ptx = "\n".join(["\tbar.sync 0;", "$L__BB0_1:", "\tld.global.b8 {%rs1}, [%rd1];",
                      "\tld.global.v4.b32 {%r1, %r2, %r3, %r4}, [%rd2];", "$L__BB0_2:", "\tbar.sync 0;",
                      "\tst.shared.b32 [%r5], %r6;", "\t@%p1 bra $L__BB0_2;", "\t@%p2 bra $L__BB0_1;",
