@@ -19,10 +19,11 @@ sources:
 ---
 One launch at every shape, with the layout picked from the shape. Many rows (16384 x 4096,
 65536 x 128, 1000 x 5120) use a [ROWS, BLOCK_N] tile per program with ROWS x BLOCK_N = TILE
-elements (SHORT_TILE for rows under 1024 columns): a whole 4096-wide row in one step with 16 warps,
-or 16 rows of 128 at once with 8 warps. That is thousands of programs and no second pass. Few long rows (32 or 1
-vocab rows of 128256, 7 x 30001) use rows x chunks programs. Each reduces SPLIT_CHUNK columns (half
-that when a single row would leave most SMs idle) and stores one fp32 partial. The program that
+elements (SHORT_TILE for rows under 1024 columns): a whole 4096-wide row in one step with 16
+warps, or 16 rows of 128 at once with 8 warps. That is thousands of programs and no second pass.
+Few long rows (32 or 1 vocab rows of 128256, 7 x 30001) use rows x chunks programs. Each reduces
+SPLIT_CHUNK columns (half that when a single row would leave most SMs idle) and stores one fp32
+partial. The program that
 then bumps the row's arrival counter (acq_rel atomic) to n_chunks - 1 is the last one: it reads
 the row's partials from L2 in chunk order, writes the sum and resets the counter. So the result is
 deterministic and there is no second kernel. The counters live in a small int32 buffer the module
