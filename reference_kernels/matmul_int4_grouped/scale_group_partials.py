@@ -48,15 +48,15 @@ TF32, and issues two TF32 products, hi x codes and lo x codes, whose operands ar
 the terms tf32x3 keeps, so the same error (lo's rounding, about 2^-23 of each product), with 8
 wgmma a step. Infinite or NaN a gets lo = 0 and hi = a, so either propagates as in the
 reference. Built the same way: 8 wgmma and 2 waits a step, no cvt.rna, 24 st.shared against 40,
-484 instructions in the k loop against 543, 196 registers (still two programs per SM), 24 KB of
+516 instructions in the k loop against 543, 196 registers (still two programs per SM), 24 KB of
 shared memory against 32.
 The same build showed the codes' load as the larger cost: the byte of each code was fetched on
 its own (16 scalar 1-byte loads per thread per k step, each byte twice, once per nibble, across
 64 weight rows), outside the cp.async pipeline that prefetches a, so every k step waited on it.
 PACKED_ROWS (default on) loads each weight row's BLOCK_K / 2 bytes as one contiguous run and
 unpacks both nibbles in registers (tl.interleave of the low and high halves, then transposed for
-the dot): the codes now ride the cp.async pipeline with a, and the k loop is 272 instructions
-against 484, at 168 registers, three programs (12 warps) per SM instead of two. Not yet measured
+the dot): the codes now ride the cp.async pipeline with a, and the k loop is 304 instructions
+against 516, at 168 registers, three programs (12 warps) per SM instead of two. Not yet measured
 on a GPU.
 """
 
