@@ -140,3 +140,72 @@ _t.bench_cpu = _forged
     cand = at_import(tmp_path, code, "repeat_forger.py")
     d = evaluator.compare(fixture_op, CANDIDATES / "honest_rmsnorm.py", cand, rounds=3)
     assert not d.promote and d.failure is not None and d.failure.rule == "forged-timing"
+
+
+EMPTY_BATCH = """
+_real = time.perf_counter
+_t0 = _real()
+time.perf_counter = lambda: _t0 + (_real() - _t0) / 100.0
+for _name, _mod in list(sys.modules.items()):
+    _cls = getattr(_mod, "Runner", None)
+    if _name.startswith("aka.") and isinstance(_cls, type) and hasattr(_cls, "batch"):
+        def _empty_batch(self, cmd, chan):
+            chan.send({"ok": True, "ready": True, "seq": cmd.get("seq")})
+            chan.receive()
+            return {"how": "calls"}
+        _cls.batch = _empty_batch
+"""
+"""Slows its process's clock a hundredfold and replaces the worker's batch command with one that
+answers "done" without running the calls, so the judge's clock sees an empty window too."""
+
+
+def test_a_clock_forger_that_also_empties_the_judges_batch_is_stopped_by_the_review(evaluator, fixture_op,
+                                                                                    tmp_path):
+    cand = at_import(tmp_path, EMPTY_BATCH, "empty_batch.py")
+    result = evaluator.evaluate(fixture_op, cand, EvalOptions(trials=1, time=True))
+    assert result.status is EvalStatus.CHEAT, [str(r) for r in result.rejections]
+    assert {"module-patching", "introspection"} <= {r.rule for r in result.rejections}
+
+
+@pytest.mark.xfail(strict=True, reason="known gap: code in the candidate's process can rewrite the worker's "
+                   "batch command, so without the static review the judge's clock sees no calls; the fix is a "
+                   "batch whose outputs, on inputs chosen at its start, the judge checks")
+def test_a_clock_forger_that_also_empties_the_judges_batch_is_caught_without_the_review(evaluator, fixture_op,
+                                                                                       tmp_path):
+    cand = at_import(tmp_path, EMPTY_BATCH, "empty_batch.py")
+    result = evaluator.evaluate(fixture_op, cand, EvalOptions(trials=1, time=True, review=False))
+    assert result.status is EvalStatus.CHEAT, [s.time for s in result.shapes]
+
+
+def _batches(monkeypatch, per_call_us: list[float]) -> list[int]:
+    """The judge's cross-check with its batches replaced by PER_CALL_US, one figure a batch;
+    returns the list the batches append their n to."""
+    from aka.evaluate import judge
+
+    ran: list[int] = []
+
+    def batch(remote, i, params, seed, n):
+        ran.append(n)
+        t = per_call_us[len(ran) - 1]
+        return t * n, t, "calls"
+    monkeypatch.setattr(judge, "_batch", batch)
+    return ran
+
+
+def test_one_slow_batch_on_a_busy_host_does_not_make_an_honest_claim_forged(monkeypatch):
+    """CI once saw an honest 70 µs claim take over 4x that in the CPU batch: the next batch decides."""
+    from aka.evaluate.judge import cross_check
+
+    ran = _batches(monkeypatch, [400.0, 80.0, 80.0])
+    assert cross_check(None, 0, {}, 0, {"median_us": 70.0}, False, None) == ""
+    assert len(ran) == 2
+
+
+def test_a_claim_every_batch_contradicts_is_forged_after_all_tries(monkeypatch):
+    from aka.evaluate.judge import BATCH_TRIES, cross_check
+
+    ran = _batches(monkeypatch, [9000.0, 7000.0, 8000.0])
+    why = cross_check(None, 0, {}, 0, {"median_us": 70.0}, False, None)
+    assert len(ran) == BATCH_TRIES and "took 35000 µs" in why and "fastest of 3 batches" in why   # 5 x 7000
+    ran = _batches(monkeypatch, [60.0])
+    assert cross_check(None, 0, {}, 0, {"median_us": 70.0}, False, None) == "" and ran == [5]
