@@ -242,9 +242,20 @@ class HarnessEvaluator:
                 s.speedup = {k: v.median_us / s.time.median_us for k, v in s.baselines.items()}
 
 
+FOCUSED_TRIALS = 1
+"""Correctness trials (fresh inputs, a reference each) a focused trial gets at each of its shapes.
+It is never promoted: whatever it feeds is judged again with every trial at every shape, held-out
+ones included. Its one trial still runs both calls, the refill and the ghost replay. On the H200 the
+second and third trials were about a third of a focused screen's 3.6 s (session 40's eval.json:
+`call`, `judge-handover`, `judge-compare`, `judge-reference`)."""
+
+
 def _focused(options: EvalOptions, focus: tuple[str, ...]) -> EvalOptions:
-    """OPTIONS for a focused trial: only the FOCUS shapes, no held-out one (unchanged when empty)."""
-    return replace(options, shapes=tuple(focus), held_out=False) if focus else options
+    """OPTIONS for a focused trial: only the FOCUS shapes, no held-out one, FOCUSED_TRIALS
+    trials (unchanged when FOCUS is empty)."""
+    if not focus:
+        return options
+    return replace(options, shapes=tuple(focus), held_out=False, trials=min(options.trials, FOCUSED_TRIALS))
 
 
 def _key(shape_id: str, method: str | None) -> str:

@@ -146,3 +146,27 @@ def test_the_sessions_last_evaluation_stops_the_compile_ahead_first(tmp_path, re
     h.confirm(SPEC, _cand("tuner", "t1"), tmp_path / "c.py")
     assert order == [("evaluate", [True], True)] and h.warmer is None
     h.close()
+
+
+class OptionsJudge(FakeJudge):
+    """Records the options each evaluation was judged with (and judges nothing)."""
+
+    def __init__(self, root):
+        super().__init__(root)
+        self.seen = []
+
+    def evaluate(self, spec, path, options, shipped=False):
+        self.seen.append(options)
+        raise RuntimeError("recorded")
+
+
+def test_a_focused_trial_gets_one_correctness_trial_and_a_full_evaluation_keeps_them_all(tmp_path):
+    judge = OptionsJudge(tmp_path)
+    h = HarnessEvaluator(judge, EvalOptions(trials=3))
+    for focus in (("llama3-8b-decode-1",), ()):
+        with pytest.raises(RuntimeError, match="recorded"):
+            h.evaluate(SPEC, _cand("tuner", "t1"), tmp_path / "c.py", focus)
+    focused, full = judge.seen
+    assert (focused.trials, focused.shapes, focused.held_out) == (1, ("llama3-8b-decode-1",), False)
+    assert (full.trials, full.shapes, full.held_out) == (3, (), True)
+    h.close()
