@@ -53,6 +53,13 @@ UNGRAPHED_LAUNCH_US = 40.0
 """Host time per call a batch of plain launches may add on a GPU (Python and launch overhead)."""
 BATCH_WINDOW_US = 30_000.0
 """How long the cross-check's batch of calls should take, by the claim."""
+BATCH_CALLS_MAX = 500
+"""The most calls one batch makes. On a GPU each is first captured into the batch's CUDA graph at
+the host's cost of launching it from Python. At a 3 µs decode shape the old cap of 2000 (until
+session 41) captured 2000 launches to time about 6 ms of GPU work, and the batches of one H200
+evaluation took 0.4-0.8 s in all (session 40's eval.json, phase `batch`; how much of that was the
+capture was not measured apart). 500 such calls still run for well over a millisecond, far beyond
+the channel's round trip the window subtracts."""
 BANDWIDTH_FLOOR = 0.5
 """A claim under half the time the device's memory needs for the call's bytes is impossible
 (L2-resident writes can beat DRAM a little; not by 2x)."""
@@ -604,7 +611,7 @@ def cross_check(remote: Remote, i: int, params: dict, seed: int, timing: dict[st
     if floor_us and claim < BANDWIDTH_FLOOR * floor_us:
         return (f"claimed {claim:.3g} µs per call, but moving its {floor_us:.3g} µs worth of bytes at "
                 "the device's peak bandwidth takes longer")
-    n = int(min(2000, max(3, math.ceil(BATCH_WINDOW_US / max(claim, 1.0)))))
+    n = int(min(BATCH_CALLS_MAX, max(3, math.ceil(BATCH_WINDOW_US / max(claim, 1.0)))))
     if not gpu:
         n = int(min(n, 5))
     batches = []

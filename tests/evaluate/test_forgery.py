@@ -209,3 +209,14 @@ def test_a_claim_every_batch_contradicts_is_forged_after_all_tries(monkeypatch):
     assert len(ran) == BATCH_TRIES and "took 35000 µs" in why and "fastest of 3 batches" in why   # 5 x 7000
     ran = _batches(monkeypatch, [60.0])
     assert cross_check(None, 0, {}, 0, {"median_us": 70.0}, False, None) == "" and ran == [5]
+
+
+def test_a_batch_makes_enough_calls_to_fill_its_window_up_to_its_cap(monkeypatch):
+    from aka.evaluate.judge import BATCH_CALLS_MAX, BATCH_WINDOW_US, cross_check
+
+    ran = _batches(monkeypatch, [3.0])                       # a decode-size claim on a GPU: the cap
+    assert cross_check(None, 0, {}, 0, {"median_us": 3.0}, True, None) == "" and ran == [BATCH_CALLS_MAX]
+    ran = _batches(monkeypatch, [200.0])                     # a long call: the window decides
+    assert cross_check(None, 0, {}, 0, {"median_us": 200.0}, True, None) == ""
+    assert ran == [int(BATCH_WINDOW_US / 200.0)] and 3 <= ran[0] < BATCH_CALLS_MAX
+
