@@ -8,11 +8,9 @@ cd "$(dirname "$0")/.."
 out="${1:?OUTDIR}"; expr="${2:?a pytest -k expression naming the kernels}"; shift 2
 mkdir -p "$out"
 card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "card: $card"; echo "$card" > "$out/card.txt"
-if compgen -G ".whl/*.whl" > /dev/null && [ ! -f /tmp/site/.aka-wheels ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
-    && touch /tmp/site/.aka-wheels
-fi
-export PYTHONPATH="/tmp/site:$PWD"
+export PYTHONPATH="$PWD"
+. tools/device_site.sh
+carried_wheels    # a failed install is reported; the tests then say what is missing
 timeout 150 python3 -m pytest -q -p no:cacheprovider -m gpu tests/reference_kernels/test_reference_kernels.py \
   -k "$expr" > "$out/pytest-kernels.txt" 2>&1; echo "kernels: $(tail -n 1 "$out/pytest-kernels.txt")"
 for t in "$@"; do

@@ -46,12 +46,12 @@ mkdir -p "$OUT" "$SESSIONS"
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1 AKA_CACHE_DIR="${AKA_CACHE_DIR:-/tmp/aka-cache}"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 PY="${PYTHON:-python3}"
-if [ "$device" = cuda ] && compgen -G ".whl/*.whl" > /dev/null && [ ! -f /tmp/site/.aka-wheels ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
-    || { echo "installing .whl/*.whl failed" >&2; exit 3; }
-  touch /tmp/site/.aka-wheels
+. tools/device_site.sh
+if [ "$device" = cuda ]; then
+  carried_wheels || exit 3
+elif [ -d /tmp/site ]; then                    # on the CPU nothing is installed, only what is there used
+  export PYTHONPATH="/tmp/site:$PYTHONPATH"
 fi
-[ -d /tmp/site ] && export PYTHONPATH="/tmp/site:$PYTHONPATH"
 [ -d "$suite" ] || { echo "no suite folder $suite" >&2; exit 2; }
 if [ -n "$only" ]; then
   sub=$(mktemp -d /tmp/aka-suite-XXXXXX); chmod 755 "$sub"; trap 'rm -rf "$sub"' EXIT

@@ -56,12 +56,8 @@ case "$budget" in ''|*[!0-9]*) echo "--budget-s: expected whole seconds, got '$b
 [ -z "$from" ] || [ -d "$from" ] || { echo "--from: no folder $from" >&2; exit 2; }
 mkdir -p "$OUT"
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1 AKA_CACHE_DIR="${AKA_CACHE_DIR:-/tmp/aka-cache}"
-if compgen -G ".whl/*.whl" > /dev/null && [ ! -f /tmp/site/.aka-wheels ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
-    || { echo "installing .whl/*.whl failed" >&2; exit 3; }
-  touch /tmp/site/.aka-wheels
-fi
-[ -d /tmp/site ] && export PYTHONPATH="/tmp/site:$PYTHONPATH"
+. tools/device_site.sh
+carried_wheels || exit 3
 nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv > "$OUT/gpu.txt" \
   || { echo "no GPU (nvidia-smi failed)" >&2; exit 3; }
 label="${label:-$(git rev-parse --short HEAD 2>/dev/null)}"

@@ -1,0 +1,57 @@
+"""tools/device_site.sh, which the device-call tools source: the carried wheels installed once per
+machine (a stamp), the site folder first on PYTHONPATH, and a failed install returned as 3. pip is
+replaced by a recording stand-in on PATH, so nothing is installed here."""
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def repo(tmp_path):
+    """A repository root with tools/device_site.sh, one carried wheel and a python3 that records
+    its arguments and exits with $PIP_RC."""
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "device_site.sh").write_text((ROOT / "tools" / "device_site.sh").read_text())
+    (tmp_path / ".whl").mkdir()
+    (tmp_path / ".whl" / "pkg-1.0-py3-none-any.whl").write_text("")
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    (bin_ / "python3").write_text('#!/bin/sh\necho "$@" >> "$CALLS"\nexit "${PIP_RC:-0}"\n')
+    (bin_ / "python3").chmod(0o755)
+    return tmp_path
+
+
+def _source(repo: Path, pip_rc: int = 0, pythonpath: str = "/x") -> tuple[int, str, list[str]]:
+    calls = repo / "calls.txt"
+    env = {**os.environ, "PATH": f"{repo / 'bin'}:{os.environ['PATH']}", "CALLS": str(calls),
+           "PIP_RC": str(pip_rc), "AKA_DEVICE_SITE": str(repo / "site"), "PYTHONPATH": pythonpath}
+    r = subprocess.run(["bash", "-c", '. tools/device_site.sh; carried_wheels; rc=$?; echo "$PYTHONPATH"; exit $rc'],
+                       cwd=repo, env=env, capture_output=True, text=True)
+    return r.returncode, r.stdout.strip(), calls.read_text().splitlines() if calls.exists() else []
+
+
+def test_wheels_install_once_per_machine_and_the_site_goes_first_on_the_path(repo):
+    (repo / "site").mkdir()                       # pip --target makes it; the stand-in does not
+    rc, path, calls = _source(repo)
+    assert rc == 0 and path == f"{repo / 'site'}:/x"
+    assert len(calls) == 1 and "--target" in calls[0] and ".whl/pkg-1.0-py3-none-any.whl" in calls[0]
+    assert (repo / "site" / ".aka-wheels").exists()
+    rc, path, calls = _source(repo)               # a warm machine: the stamp skips pip
+    assert rc == 0 and len(calls) == 1 and path.startswith(str(repo / "site"))
+
+
+def test_a_failed_install_returns_3_and_leaves_no_stamp(repo):
+    rc, path, calls = _source(repo, pip_rc=1)
+    assert rc == 3 and len(calls) == 1 and not (repo / "site" / ".aka-wheels").exists()
+
+
+def test_without_carried_wheels_or_a_site_nothing_changes(repo):
+    for w in (repo / ".whl").iterdir():
+        w.unlink()
+    rc, path, calls = _source(repo)
+    assert rc == 0 and calls == [] and path == "/x"

@@ -1,0 +1,16 @@
+# Sourced (from the repository root) by the device-call tools: `carried_wheels` installs the wheels
+# carried in .whl/ into the device machine's site folder once per machine (a stamp file marks it,
+# so later calls on a warm machine skip pip) and puts that folder first on PYTHONPATH when it
+# exists. It returns 3 when pip fails, with a message on stderr; the caller decides what that means.
+# AKA_DEVICE_SITE names the folder (default /tmp/site; tests point it elsewhere).
+
+carried_wheels() {
+  local site="${AKA_DEVICE_SITE:-/tmp/site}"
+  if compgen -G ".whl/*.whl" > /dev/null && [ ! -f "$site/.aka-wheels" ]; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$site" .whl/*.whl \
+      || { echo "installing .whl/*.whl failed" >&2; return 3; }
+    touch "$site/.aka-wheels"
+  fi
+  if [ -d "$site" ]; then export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"; fi
+  return 0
+}
