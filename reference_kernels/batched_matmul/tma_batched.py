@@ -11,6 +11,10 @@ params:
   GROUP_M: {values: [1, 4, 8, 16], default: 8}
   NUM_STAGES: {values: [2, 3, 4, 5], default: 4}
   NUM_WARPS: {values: [4, 8], default: 8}
+  STORE_TILE_N: {values: [128, 256], default: 256}
+  STORE_PER_SM: {values: [1, 2], default: 1}
+  STORE_STAGES: {values: [2, 3], default: 3}
+  STORE_WARPS: {values: [4, 8], default: 8}
 requires: []
 sources:
   - https://triton-lang.org/main/getting-started/tutorials/09-persistent-matmul.html
@@ -59,6 +63,13 @@ BLOCK_K = 64
 GROUP_M = 8
 NUM_STAGES = 4
 NUM_WARPS = 8
+# the store-bound path (n >= 256, k <= 128: attention scores), at its measured defaults; the other
+# points let a tuner try narrower tiles with two programs per SM, so one program's epilogue (its
+# convert, its shared-memory staging and barriers) runs while the other's wgmma and loads do
+STORE_TILE_N = 256
+STORE_PER_SM = 1
+STORE_STAGES = 3
+STORE_WARPS = 8
 
 
 @triton.jit
@@ -147,8 +158,8 @@ def _tma_config(m: int, n: int, k: int):
     if m <= 64 and n <= 64:   # many small matrices: several programs per SM hide each one's latency
         return 64, 64, _pow2_at_most(k, 16, 64), 2, 4, 4, True, False
     block_m = 128 if m > 64 else 64
-    if n >= 256 and k <= 128:  # attention scores: store-bound, one full-width 128x256 store per tile
-        return block_m, 256, _pow2_at_most(k, 16, 64), 3, 8, 1, True, False
+    if n >= 256 and k <= 128:  # attention scores: store-bound, one full-width store per tile
+        return block_m, STORE_TILE_N, _pow2_at_most(k, 16, 64), STORE_STAGES, STORE_WARPS, STORE_PER_SM, True, False
     if n >= 256:               # expert GEMMs: long k, deep pipeline, half-width stores free the smem
         return block_m, 256, BLOCK_K, NUM_STAGES, NUM_WARPS, 1, True, True
     # attention values (n = 128): the output is narrow, so take big k steps
