@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# session 42's first call, whichever card comes; BUDGET seconds (default 575). Saves s42a.tgz to $OUT after each step.
+#  1. GPU correctness: session 40's three changed kernels, batched_matmul/tma_batched (its STORE_* points), the tf32x2 test;
+#  2. the harness as the probe: tma_batched's store-bound points at attn-scores-32h-2048 (0.918x cuBLAS on the H200),
+#     gemv_transposed/split_k_fused_finalize's points at its two shapes below cuBLAS;
+#  3. H200: kernel-patterns' last five operators into session 40's H200 results (--from .carry/h200);
+#  4. the three changed kernels measured into this card's results (--kernels; H100: .carry/h100-full).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+FINAL="$OUT"; W=/tmp/w42a; rm -rf "$W"; mkdir -p "$W/k" "$W/k2" "$W/from" "$W/probe"; T0=$(date +%s); LABEL=$(cat .carry/label)
+save() { tar czf "$FINAL/s42a.tgz" -C "$W" . ; }
+left() { echo $(( ${BUDGET:-575} - ($(date +%s) - T0) )); }
+NEWK="conv1d_depthwise_causal/tap_loop_tile,histogram/private_slab_atomics,matmul_int4_grouped/scale_group_partials"
+bash tools/device_kernel_tests.sh "$W/tests" "tap_loop_tile or private_slab_atomics or scale_group_partials or tma_batched" \
+  tests/reference_kernels/test_int4_tf32x2_split.py; save
+export PYTHONPATH=/tmp/site:$PWD
+card=$(cat "$W/tests/card.txt"); h200=0; case "$card" in *H200*) h200=1 ;; esac
+timeout 150 python3 tools/harness_probe.py suites/kernel-patterns/batched_matmul reference_kernels/batched_matmul/tma_batched.py \
+  --shape attn-scores-32h-2048 --point default --point STORE_TILE_N=128,STORE_PER_SM=2,STORE_STAGES=2 \
+  --point STORE_TILE_N=128,STORE_PER_SM=2,STORE_STAGES=2,STORE_WARPS=4 --point STORE_TILE_N=128,STORE_STAGES=2 \
+  --point STORE_STAGES=2 --out "$W/probe/bmm.json" > "$W/probe/bmm.txt" 2>&1; echo "probe rc $?"; tail -n 8 "$W/probe/bmm.txt" | cut -c1-160; save
+timeout 120 python3 tools/harness_probe.py suites/kernel-patterns/gemv_transposed reference_kernels/gemv_transposed/split_k_fused_finalize.py \
+  --shape gpt2-xl-mlp-up-1600x6400 --shape llama3-8b-up-4096x14336 --point default --point SMALL_PROGRAMS_PER_SM=3 \
+  --point SMALL_PROGRAMS_PER_SM=4 --point SMALL_BLOCK_N=128 --point SMALL_NUM_WARPS=4 --point CHUNK_K=1024 --point CHUNK_K=256 \
+  --point BLOCK_N=256,NUM_WARPS=8 --point BLOCK_K=32 --out "$W/probe/gemvt.json" > "$W/probe/gemvt.txt" 2>&1
+echo "probe rc $?"; tail -n 20 "$W/probe/gemvt.txt" | cut -c1-160; save
+if [ "$h200" = 1 ]; then cp .carry/h200/*.json "$W/from/"; else cp .carry/h100-full/*.json "$W/from/"; fi
+if [ "$h200" = 1 ] && [ "$(left)" -ge 300 ]; then
+  OUT="$W/k" bash tools/h200_suite_bench.sh --budget-s "$(( $(left) - 100 < 230 ? $(left) - 100 : 230 ))" --label "$LABEL" --jobs 3 \
+    --from "$W/from" suites/kernel-patterns > "$W/k/run.txt" 2>&1; echo "suite rc $?"; tail -n 2 "$W/k/run.txt"
+  [ -f "$W/k/kernel-patterns.json" ] && cp "$W/k/kernel-patterns.json" "$W/from/"; save
+fi
+if [ "$(left)" -ge 130 ]; then
+  OUT="$W/k2" bash tools/h200_suite_bench.sh --budget-s "$(( $(left) < 200 ? $(left) : 200 ))" --label "$LABEL" --jobs 3 \
+    --from "$W/from" --kernels "$NEWK" suites/kernel-patterns > "$W/k2/run.txt" 2>&1; echo "kernels rc $?"; save
+fi
+echo "=== wall $(( $(date +%s) - T0 )) s"
+for f in "$W/k/kernel-patterns.json" "$W/k2/kernel-patterns.json"; do [ -f "$f" ] && python3 tools/suite_bench.py --render "$f" --per-shape 2>/dev/null \
+  | grep -E "^Suite|^Operators at|^\| (conv1d_depthwise_causal|histogram|matmul_int4_grouped) \| (tap_loop_tile|private_slab_atomics|scale_group_partials|torch)" | cut -c1-200; done
