@@ -2,7 +2,8 @@
 # session 42's first call, whichever card comes; BUDGET seconds (default 575). Saves s42a.tgz to $OUT after each step.
 #  1. GPU correctness: session 40's three changed kernels, batched_matmul/tma_batched (its STORE_* points), the tf32x2 test;
 #  2. the harness as the probe: tma_batched's store-bound points at attn-scores-32h-2048 (0.918x cuBLAS on the H200),
-#     gemv_transposed/split_k_fused_finalize's points at its two shapes below cuBLAS;
+#     gemv_transposed/split_k_fused_finalize's points at its two shapes below cuBLAS, rmsnorm/one_row_registers'
+#     16 warps, eviction hints and Inductor's second read at llama3-70b-prefill-4k (0.97x torch.compile);
 #  3. H200: kernel-patterns' last five operators into session 40's H200 results (--from .carry/h200);
 #  4. the three changed kernels measured into this card's results (--kernels; H100: .carry/h100-full).
 set -uo pipefail
@@ -24,6 +25,10 @@ timeout 120 python3 tools/harness_probe.py suites/kernel-patterns/gemv_transpose
   --point SMALL_PROGRAMS_PER_SM=4 --point SMALL_BLOCK_N=128 --point SMALL_NUM_WARPS=4 --point CHUNK_K=1024 --point CHUNK_K=256 \
   --point BLOCK_N=256,NUM_WARPS=8 --point BLOCK_K=32 --out "$W/probe/gemvt.json" > "$W/probe/gemvt.txt" 2>&1
 echo "probe rc $?"; tail -n 20 "$W/probe/gemvt.txt" | cut -c1-160; save
+timeout 100 python3 tools/harness_probe.py suites/llm-inference/rmsnorm reference_kernels/rmsnorm/one_row_registers.py \
+  --shape llama3-70b-prefill-4k --point default --point NUM_WARPS=16 --point NUM_WARPS=16,REREAD=1 \
+  --point NUM_WARPS=16,EVICT_HINTS=1 --point REREAD=1 --point EVICT_HINTS=1 --out "$W/probe/rms.json" > "$W/probe/rms.txt" 2>&1
+echo "probe rc $?"; tail -n 8 "$W/probe/rms.txt" | cut -c1-160; save
 if [ "$h200" = 1 ]; then cp .carry/h200/*.json "$W/from/"; else cp .carry/h100-full/*.json "$W/from/"; fi
 if [ "$h200" = 1 ] && [ "$(left)" -ge 300 ]; then
   OUT="$W/k" bash tools/h200_suite_bench.sh --budget-s "$(( $(left) - 100 < 230 ? $(left) - 100 : 230 ))" --label "$LABEL" --jobs 3 \
