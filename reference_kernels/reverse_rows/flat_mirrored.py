@@ -2,7 +2,7 @@
 ---
 op: reverse_rows
 strategy: flat-mirrored-index
-techniques: [index-math, descending-addresses, flat-1d-grid, constexpr-shape-specialization, coalesced-stores, per-shape-block-choice, masked-tail]
+techniques: [index-math, descending-addresses, flat-1d-grid, constexpr-shape-specialization, coalesced-stores, per-shape-block-choice, masked-tail, vectorized-loads, in-register-flip]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
@@ -10,6 +10,7 @@ params:
   AUTO: {values: [0, 1], default: 1}
   BLOCK: {values: [256, 512, 1024, 2048, 4096], default: 1024}
   NUM_WARPS: {values: [1, 2, 4, 8], default: 4}
+  VEC_FLIP: {values: [0, 1], default: 0}
 requires: []
 sources:
   - https://pytorch.org/docs/stable/generated/torch.flip.html
@@ -30,6 +31,13 @@ with gather_permute_tile (17.2). An earlier in-process sweep found only parity w
 all four shapes (vit-tokens 26.4 vs 26.4 us), so the ratios above 1.2x lean on the suite's
 torch.compile figures.
 It has not been profiled with Nsight Compute at bidir-6144x4096 (0.99x) yet.
+With VEC_FLIP at 1 (rows a multiple of 4 long): the sm_90 build (tools/offline_compile.py) of the
+descending loads shows each thread loading its 4 elements with 4 scalar 4-byte loads (ld.global.b32)
+beside one 16-byte store: Triton sees the addresses fall, so it cannot vectorize them. Here a thread
+takes 4 outputs whose sources are 4 ascending elements starting at a multiple of 4, loads them as
+one vector and swaps them in its registers (tl.flip over the thread's own axis). Not yet timed on
+a GPU; the H200 suite run of session 40 had this kernel at 0.98-0.99x torch.compile on the bidir
+shapes.
 """
 
 import torch
@@ -39,6 +47,29 @@ import triton.language as tl
 AUTO = 1
 BLOCK = 1024
 NUM_WARPS = 4
+VEC_FLIP = 0
+
+
+@triton.jit
+def _reverse_flat_vec(x_ptr, y_ptr, n, N_COLS: tl.constexpr, BLOCK: tl.constexpr, EVEN: tl.constexpr,
+                      WIDE: tl.constexpr):
+    """N_COLS % 4 == 0: each thread's 4 outputs come from 4 ascending inputs, read as one vector."""
+    pid = tl.program_id(0)
+    if WIDE:
+        pid = pid.to(tl.int64)
+    group = pid * BLOCK + 4 * tl.arange(0, BLOCK // 4)      # first output of each group of 4
+    col = group % N_COLS
+    first = tl.multiple_of(group - col + (N_COLS - 4 - col), 4)   # the lowest of its 4 sources
+    lane = tl.arange(0, 4)
+    src = first[:, None] + lane[None, :]
+    dst = group[:, None] + lane[None, :]
+    if EVEN:
+        vals = tl.load(x_ptr + src)
+        tl.store(y_ptr + dst, tl.flip(vals, 1))
+    else:
+        live = dst < n
+        vals = tl.load(x_ptr + src, mask=live)
+        tl.store(y_ptr + dst, tl.flip(vals, 1), mask=live)
 
 
 @triton.jit
@@ -70,6 +101,7 @@ class ModelNew(torch.nn.Module):
         n = x2.numel()
         if n > 0:
             block, warps = _pick(x2.shape[0], n_cols) if AUTO else (BLOCK, NUM_WARPS)
-            _reverse_flat[(triton.cdiv(n, block),)](x2, y, n, N_COLS=n_cols, BLOCK=block, EVEN=n % block == 0,
-                                                     WIDE=n + 4 * block >= 2**31, num_warps=warps)
+            kernel = _reverse_flat_vec if VEC_FLIP and n_cols % 4 == 0 else _reverse_flat
+            kernel[(triton.cdiv(n, block),)](x2, y, n, N_COLS=n_cols, BLOCK=block, EVEN=n % block == 0,
+                                             WIDE=n + 4 * block >= 2**31, num_warps=warps)
         return y.view(x.shape)

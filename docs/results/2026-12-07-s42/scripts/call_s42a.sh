@@ -3,7 +3,8 @@
 #  1. GPU correctness: session 40's three changed kernels, batched_matmul/tma_batched (its STORE_* points), the tf32x2 test;
 #  2. the harness as the probe: tma_batched's store-bound points at attn-scores-32h-2048 (0.918x cuBLAS on the H200),
 #     gemv_transposed/split_k_fused_finalize's points at its two shapes below cuBLAS, rmsnorm/one_row_registers'
-#     16 warps, eviction hints and Inductor's second read at llama3-70b-prefill-4k (0.97x torch.compile);
+#     16 warps, eviction hints and Inductor's second read at llama3-70b-prefill-4k (0.97x torch.compile), and
+#     reverse_rows/flat_mirrored's vector loads (VEC_FLIP) at its two bidir shapes (0.98-0.99x);
 #  3. H200: kernel-patterns' last five operators into session 40's H200 results (--from .carry/h200);
 #  4. the three changed kernels measured into this card's results (--kernels; H100: .carry/h100-full).
 set -uo pipefail
@@ -12,8 +13,8 @@ FINAL="$OUT"; W=/tmp/w42a; rm -rf "$W"; mkdir -p "$W/k" "$W/k2" "$W/from" "$W/pr
 save() { tar czf "$FINAL/s42a.tgz" -C "$W" . ; }
 left() { echo $(( ${BUDGET:-575} - ($(date +%s) - T0) )); }
 NEWK="conv1d_depthwise_causal/tap_loop_tile,histogram/private_slab_atomics,matmul_int4_grouped/scale_group_partials"
-bash tools/device_kernel_tests.sh "$W/tests" "tap_loop_tile or private_slab_atomics or scale_group_partials or tma_batched" \
-  tests/reference_kernels/test_int4_tf32x2_split.py; save
+bash tools/device_kernel_tests.sh "$W/tests" "tap_loop_tile or private_slab_atomics or scale_group_partials or tma_batched or one_row_registers or flat_mirrored" \
+  tests/reference_kernels/test_int4_tf32x2_split.py tests/reference_kernels/test_reverse_rows_vec_flip.py; save
 export PYTHONPATH=/tmp/site:$PWD
 card=$(cat "$W/tests/card.txt"); h200=0; case "$card" in *H200*) h200=1 ;; esac
 timeout 150 python3 tools/harness_probe.py suites/kernel-patterns/batched_matmul reference_kernels/batched_matmul/tma_batched.py \
@@ -29,6 +30,11 @@ timeout 100 python3 tools/harness_probe.py suites/llm-inference/rmsnorm referenc
   --shape llama3-70b-prefill-4k --point default --point NUM_WARPS=16 --point NUM_WARPS=16,REREAD=1 \
   --point NUM_WARPS=16,EVICT_HINTS=1 --point REREAD=1 --point EVICT_HINTS=1 --out "$W/probe/rms.json" > "$W/probe/rms.txt" 2>&1
 echo "probe rc $?"; tail -n 8 "$W/probe/rms.txt" | cut -c1-160; save
+timeout 100 python3 tools/harness_probe.py suites/kernel-patterns/reverse_rows reference_kernels/reverse_rows/flat_mirrored.py \
+  --shape bidir-6144x4096 --shape bidir-16384x1024 --point default --point VEC_FLIP=1 \
+  --point VEC_FLIP=1,AUTO=0,BLOCK=1024,NUM_WARPS=4 --point VEC_FLIP=1,AUTO=0,BLOCK=2048,NUM_WARPS=8 \
+  --out "$W/probe/rev.json" > "$W/probe/rev.txt" 2>&1
+echo "probe rc $?"; tail -n 10 "$W/probe/rev.txt" | cut -c1-160; save
 if [ "$h200" = 1 ]; then cp .carry/h200/*.json "$W/from/"; else cp .carry/h100-full/*.json "$W/from/"; fi
 if [ "$h200" = 1 ] && [ "$(left)" -ge 300 ]; then
   OUT="$W/k" bash tools/h200_suite_bench.sh --budget-s "$(( $(left) - 100 < 230 ? $(left) - 100 : 230 ))" --label "$LABEL" --jobs 3 \
