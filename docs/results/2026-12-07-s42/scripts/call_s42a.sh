@@ -4,7 +4,8 @@
 #  2. the harness as the probe: tma_batched's store-bound points at attn-scores-32h-2048 (0.918x cuBLAS on the H200),
 #     gemv_transposed/split_k_fused_finalize's points at its two shapes below cuBLAS, rmsnorm/one_row_registers'
 #     16 warps, eviction hints and Inductor's second read at llama3-70b-prefill-4k (0.97x torch.compile), and
-#     reverse_rows/flat_mirrored's vector loads (VEC_FLIP) at its two bidir shapes (0.98-0.99x);
+#     reverse_rows/flat_mirrored's vector loads (VEC_FLIP) at its two bidir shapes (0.98-0.99x), cumsum_rows'
+#     short-row tiles at short-rows-16k (0.97x);
 #  3. H200: kernel-patterns' last five operators into session 40's H200 results (--from .carry/h200);
 #  4. the three changed kernels measured into this card's results (--kernels; H100: .carry/h100-full).
 set -uo pipefail
@@ -35,6 +36,10 @@ timeout 100 python3 tools/harness_probe.py suites/kernel-patterns/reverse_rows r
   --point VEC_FLIP=1,AUTO=0,BLOCK=1024,NUM_WARPS=4 --point VEC_FLIP=1,AUTO=0,BLOCK=2048,NUM_WARPS=8 \
   --out "$W/probe/rev.json" > "$W/probe/rev.txt" 2>&1
 echo "probe rc $?"; tail -n 10 "$W/probe/rev.txt" | cut -c1-160; save
+timeout 80 python3 tools/harness_probe.py suites/kernel-patterns/cumsum_rows reference_kernels/cumsum_rows/associative_scan_tile.py \
+  --shape short-rows-16k --point default --point SHORT_BLOCK_N=256,SHORT_ROWS=4 --point SHORT_BLOCK_N=256,SHORT_ROWS=8 \
+  --point SHORT_BLOCK_N=256,SHORT_ROWS=16,NUM_WARPS=8 --point SHORT_ROWS=16 --out "$W/probe/cumsum.json" > "$W/probe/cumsum.txt" 2>&1
+echo "probe rc $?"; tail -n 6 "$W/probe/cumsum.txt" | cut -c1-160; save
 if [ "$h200" = 1 ]; then cp .carry/h200/*.json "$W/from/"; else cp .carry/h100-full/*.json "$W/from/"; fi
 if [ "$h200" = 1 ] && [ "$(left)" -ge 300 ]; then
   OUT="$W/k" bash tools/h200_suite_bench.sh --budget-s "$(( $(left) - 100 < 230 ? $(left) - 100 : 230 ))" --label "$LABEL" --jobs 3 \
