@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # session 42's first call, whichever card comes; BUDGET seconds (default 575). Saves s42a.tgz to $OUT after each step.
-#  1. GPU correctness: session 40's three changed kernels, batched_matmul/tma_batched (its STORE_* points), the tf32x2 test;
-#  2. the harness as the probe: tma_batched's store-bound points at attn-scores-32h-2048 (0.918x cuBLAS on the H200),
+# PROBES_ONLY=1: steps 1 and 4 (a second call, after one that ran 2 and 3).
+#  1. GPU correctness: session 40's three changed kernels, and this session's four (the tf32x2 and VEC_FLIP tests too);
+#  2. H200: kernel-patterns' last five operators into session 40's H200 results (--from .carry/h200);
+#  3. the three changed kernels measured into this card's results (--kernels; H100: .carry/h100-full);
+#  4. with the time left, the harness as the probe: tma_batched's store-bound points at attn-scores-32h-2048 (0.918x cuBLAS on the H200),
 #     gemv_transposed/split_k_fused_finalize's points at its two shapes below cuBLAS, rmsnorm/one_row_registers'
 #     16 warps, eviction hints and Inductor's second read at llama3-70b-prefill-4k (0.97x torch.compile), and
 #     reverse_rows/flat_mirrored's vector loads (VEC_FLIP) at its two bidir shapes (0.98-0.99x), cumsum_rows'
 #     short-row tiles at short-rows-16k (0.97x);
-#  3. H200: kernel-patterns' last five operators into session 40's H200 results (--from .carry/h200);
-#  4. the three changed kernels measured into this card's results (--kernels; H100: .carry/h100-full).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 FINAL="$OUT"; W=/tmp/w42a; rm -rf "$W"; mkdir -p "$W/k" "$W/k2" "$W/from" "$W/probe"; T0=$(date +%s); LABEL=$(cat .carry/label)
@@ -18,37 +19,47 @@ bash tools/device_kernel_tests.sh "$W/tests" "tap_loop_tile or private_slab_atom
   tests/reference_kernels/test_int4_tf32x2_split.py tests/reference_kernels/test_reverse_rows_vec_flip.py; save
 export PYTHONPATH=/tmp/site:$PWD
 card=$(cat "$W/tests/card.txt"); h200=0; case "$card" in *H200*) h200=1 ;; esac
+if [ "$h200" = 1 ]; then cp .carry/h200/*.json "$W/from/"; else cp .carry/h100-full/*.json "$W/from/"; fi
+if [ "$h200" = 1 ] && [ -z "${PROBES_ONLY:-}" ] && [ "$(left)" -ge 300 ]; then
+  OUT="$W/k" bash tools/h200_suite_bench.sh --budget-s "$(( $(left) - 100 < 230 ? $(left) - 100 : 230 ))" --label "$LABEL" --jobs 3 \
+    --from "$W/from" suites/kernel-patterns > "$W/k/run.txt" 2>&1; echo "suite rc $?"; tail -n 2 "$W/k/run.txt"
+  [ -f "$W/k/kernel-patterns.json" ] && cp "$W/k/kernel-patterns.json" "$W/from/"; save
+fi
+if [ -z "${PROBES_ONLY:-}" ] && [ "$(left)" -ge 130 ]; then
+  OUT="$W/k2" bash tools/h200_suite_bench.sh --budget-s "$(( $(left) < 200 ? $(left) : 200 ))" --label "$LABEL" --jobs 3 \
+    --from "$W/from" --kernels "$NEWK" suites/kernel-patterns > "$W/k2/run.txt" 2>&1; echo "kernels rc $?"; save
+fi
+if [ "$(left)" -ge 160 ]; then
 timeout 150 python3 tools/harness_probe.py suites/kernel-patterns/batched_matmul reference_kernels/batched_matmul/tma_batched.py \
   --shape attn-scores-32h-2048 --point default --point STORE_TILE_N=128,STORE_PER_SM=2,STORE_STAGES=2 \
   --point STORE_TILE_N=128,STORE_PER_SM=2,STORE_STAGES=2,STORE_WARPS=4 --point STORE_TILE_N=128,STORE_STAGES=2 \
   --point STORE_STAGES=2 --out "$W/probe/bmm.json" > "$W/probe/bmm.txt" 2>&1; echo "probe rc $?"; tail -n 8 "$W/probe/bmm.txt" | cut -c1-160; save
+fi
+if [ "$(left)" -ge 130 ]; then
 timeout 120 python3 tools/harness_probe.py suites/kernel-patterns/gemv_transposed reference_kernels/gemv_transposed/split_k_fused_finalize.py \
   --shape gpt2-xl-mlp-up-1600x6400 --shape llama3-8b-up-4096x14336 --point default --point SMALL_PROGRAMS_PER_SM=3 \
   --point SMALL_PROGRAMS_PER_SM=4 --point SMALL_BLOCK_N=128 --point SMALL_NUM_WARPS=4 --point CHUNK_K=1024 --point CHUNK_K=256 \
   --point BLOCK_N=256,NUM_WARPS=8 --point BLOCK_K=32 --out "$W/probe/gemvt.json" > "$W/probe/gemvt.txt" 2>&1
 echo "probe rc $?"; tail -n 20 "$W/probe/gemvt.txt" | cut -c1-160; save
+fi
+if [ "$(left)" -ge 110 ]; then
 timeout 100 python3 tools/harness_probe.py suites/llm-inference/rmsnorm reference_kernels/rmsnorm/one_row_registers.py \
   --shape llama3-70b-prefill-4k --point default --point NUM_WARPS=16 --point NUM_WARPS=16,REREAD=1 \
   --point NUM_WARPS=16,EVICT_HINTS=1 --point REREAD=1 --point EVICT_HINTS=1 --out "$W/probe/rms.json" > "$W/probe/rms.txt" 2>&1
 echo "probe rc $?"; tail -n 8 "$W/probe/rms.txt" | cut -c1-160; save
+fi
+if [ "$(left)" -ge 110 ]; then
 timeout 100 python3 tools/harness_probe.py suites/kernel-patterns/reverse_rows reference_kernels/reverse_rows/flat_mirrored.py \
   --shape bidir-6144x4096 --shape bidir-16384x1024 --point default --point VEC_FLIP=1 \
   --point VEC_FLIP=1,AUTO=0,BLOCK=1024,NUM_WARPS=4 --point VEC_FLIP=1,AUTO=0,BLOCK=2048,NUM_WARPS=8 \
   --out "$W/probe/rev.json" > "$W/probe/rev.txt" 2>&1
 echo "probe rc $?"; tail -n 10 "$W/probe/rev.txt" | cut -c1-160; save
+fi
+if [ "$(left)" -ge 90 ]; then
 timeout 80 python3 tools/harness_probe.py suites/kernel-patterns/cumsum_rows reference_kernels/cumsum_rows/associative_scan_tile.py \
   --shape short-rows-16k --point default --point SHORT_BLOCK_N=256,SHORT_ROWS=4 --point SHORT_BLOCK_N=256,SHORT_ROWS=8 \
   --point SHORT_BLOCK_N=256,SHORT_ROWS=16,NUM_WARPS=8 --point SHORT_ROWS=16 --out "$W/probe/cumsum.json" > "$W/probe/cumsum.txt" 2>&1
 echo "probe rc $?"; tail -n 6 "$W/probe/cumsum.txt" | cut -c1-160; save
-if [ "$h200" = 1 ]; then cp .carry/h200/*.json "$W/from/"; else cp .carry/h100-full/*.json "$W/from/"; fi
-if [ "$h200" = 1 ] && [ "$(left)" -ge 300 ]; then
-  OUT="$W/k" bash tools/h200_suite_bench.sh --budget-s "$(( $(left) - 100 < 230 ? $(left) - 100 : 230 ))" --label "$LABEL" --jobs 3 \
-    --from "$W/from" suites/kernel-patterns > "$W/k/run.txt" 2>&1; echo "suite rc $?"; tail -n 2 "$W/k/run.txt"
-  [ -f "$W/k/kernel-patterns.json" ] && cp "$W/k/kernel-patterns.json" "$W/from/"; save
-fi
-if [ "$(left)" -ge 130 ]; then
-  OUT="$W/k2" bash tools/h200_suite_bench.sh --budget-s "$(( $(left) < 200 ? $(left) : 200 ))" --label "$LABEL" --jobs 3 \
-    --from "$W/from" --kernels "$NEWK" suites/kernel-patterns > "$W/k2/run.txt" 2>&1; echo "kernels rc $?"; save
 fi
 echo "=== wall $(( $(date +%s) - T0 )) s"
 for f in "$W/k/kernel-patterns.json" "$W/k2/kernel-patterns.json"; do [ -f "$f" ] && python3 tools/suite_bench.py --render "$f" --per-shape 2>/dev/null \
