@@ -73,9 +73,8 @@ trap collect EXIT
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1 AKA_CACHE_DIR=/tmp/aka-cache
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 if [ "$smoke" = 0 ] && compgen -G ".whl/*.whl" > /dev/null; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
-    || { echo "installing .whl/*.whl failed" >&2; exit 3; }
-  export PYTHONPATH="/tmp/site:$PYTHONPATH"
+  . tools/device_site.sh
+  carried_wheels || exit 3     # once per machine (its message on stderr)
 elif [ "$smoke" = 0 ]; then
   echo "no .whl/*.whl carried: going on with what python3 has (a typer that needs pydantic will fail)" >&2
 fi

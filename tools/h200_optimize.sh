@@ -8,10 +8,10 @@
 # folder, for `aka replay` and `--rerun` elsewhere).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-if compgen -G ".whl/*.whl" > /dev/null; then   # absent when an earlier call of this warm machine installed them
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 3
-fi
-export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 AKA_CACHE_DIR=/tmp/aka-cache
+export PYTHONPATH="$PWD"
+. tools/device_site.sh
+carried_wheels || exit 3       # once per machine: a warm machine's later calls skip pip
+export PYTHONUNBUFFERED=1 AKA_CACHE_DIR=/tmp/aka-cache
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 : "${OUT:?set OUT to the folder for the results}"
 iters="$1"; shift
