@@ -8,7 +8,8 @@
 #     gemv_transposed/split_k_fused_finalize's points at its two shapes below cuBLAS, rmsnorm/one_row_registers'
 #     16 warps, eviction hints and Inductor's second read at llama3-70b-prefill-4k (0.97x torch.compile), and
 #     reverse_rows/flat_mirrored's vector loads (VEC_FLIP) at its two bidir shapes (0.98-0.99x), cumsum_rows'
-#     short-row tiles at short-rows-16k (0.97x), row_sum's whole-row and looped tiles at hidden-4k-rows-8192 (0.985x).
+#     short-row tiles at short-rows-16k (0.97x), row_sum's whole-row and looped tiles at hidden-4k-rows-8192 (0.985x),
+#     linear_bf16/tma_persistent_flat's declared points at llama3-8b-o_proj-prefill-4k (0.943x cuBLAS).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 FINAL="$OUT"; W=/tmp/w42a; rm -rf "$W"; mkdir -p "$W/k" "$W/k2" "$W/from" "$W/probe"; T0=$(date +%s); LABEL=$(cat .carry/label)
@@ -66,6 +67,12 @@ timeout 80 python3 tools/harness_probe.py suites/kernel-patterns/row_sum referen
   --shape hidden-4k-rows-8192 --point default --point NUM_WARPS=8 --point TILE=8192,MAX_BLOCK_N=8192 \
   --point TILE=8192,MAX_BLOCK_N=8192,NUM_WARPS=8 --point TILE=2048 --out "$W/probe/rowsum.json" > "$W/probe/rowsum.txt" 2>&1
 echo "probe rc $?"; tail -n 6 "$W/probe/rowsum.txt" | cut -c1-160; save
+fi
+if [ "$(left)" -ge 100 ]; then
+timeout 90 python3 tools/harness_probe.py suites/llm-inference/linear_bf16 reference_kernels/linear_bf16/tma_persistent_flat.py \
+  --shape llama3-8b-o_proj-prefill-4k --point default --point GROUP_M=16 --point GROUP_M=4 --point NUM_STAGES=3 \
+  --point EPILOGUE_SUBTILE=false --out "$W/probe/linear.json" > "$W/probe/linear.txt" 2>&1
+echo "probe rc $?"; tail -n 6 "$W/probe/linear.txt" | cut -c1-160; save
 fi
 echo "=== wall $(( $(date +%s) - T0 )) s"
 for f in "$W/k/kernel-patterns.json" "$W/k2/kernel-patterns.json"; do [ -f "$f" ] && python3 tools/suite_bench.py --render "$f" --per-shape 2>/dev/null \
