@@ -261,7 +261,7 @@ STRATEGY_WORDS = ("two-kernels", "three-phase", "unfused", "two-pass", "three-pa
 _declare("memory", 3, "software-pipelining", "tma", "tensor-descriptors", "register-double-buffer", "wgmma")
 _declare("memory", 2, "tiling", "tensor-cores", "block-pointers", "layout-conversion-through-shared-memory",
          "ieee-fp32-dot", "fp8-tensor-cores", "implicit-gemm", "flash-attention", "grouped-gemm")
-_declare("memory", 1, "eviction-hints")
+_declare("memory", 1, "eviction-hints", "contiguity-hints")
 _declare("compute", 3, "tensor-cores", "ieee-fp32-dot", "fp8-tensor-cores", "wgmma", "implicit-gemm",
          "flash-attention", "grouped-gemm")
 _declare("compute", 0, "two-kernel", "three-kernel", "two-kernel-tree", "two-kernel-reduction", "unfused-baseline",

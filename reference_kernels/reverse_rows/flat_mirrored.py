@@ -2,7 +2,7 @@
 ---
 op: reverse_rows
 strategy: flat-mirrored-index
-techniques: [index-math, descending-addresses, flat-1d-grid, constexpr-shape-specialization, coalesced-stores, per-shape-block-choice, masked-tail, vectorized-loads, in-register-flip]
+techniques: [index-math, descending-addresses, flat-1d-grid, constexpr-shape-specialization, coalesced-stores, per-shape-block-choice, masked-tail, vectorized-loads, contiguity-hints, in-register-flip]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]

@@ -21,7 +21,7 @@ exactly once. It wins when the row fits comfortably in registers (hidden up to a
 enough warps) and there are many rows to fill the GPU; for a handful of decode rows most SMs sit
 idle and the launch dominates.
 Two points for the one shape where it trails torch.compile (llama3-70b-prefill-4k, 4096 x 8192: 0.97x
-on the H200 in sessions 37 and 40). Inductor's kernel there (its autotune record on an H100,
+on the H200 in sessions 37 and 40). Inductor's kernel there (its tuning record on an H100,
 session 39) is one row a program, one 8192-wide step on 16 warps, that reads x twice: the sum of
 squares with an evict_last load, then the scaled row from a second, evict_first load that L2
 serves. EVICT_HINTS=1 loads x evict_first and w evict_last (x is read once; w by every row);
@@ -40,7 +40,7 @@ REREAD = 0
 
 @triton.jit
 def _rmsnorm_row(x_ptr, w_ptr, y_ptr, n_cols, x_stride, y_stride, eps, BLOCK: tl.constexpr,
-                 EVICT_HINTS: tl.constexpr, REREAD: tl.constexpr):
+                 EVICT_HINTS: tl.constexpr = 0, REREAD: tl.constexpr = 0):
     row = tl.program_id(0).to(tl.int64)
     cols = tl.arange(0, BLOCK)
     mask = cols < n_cols

@@ -149,6 +149,21 @@ def test_an_autotuned_kernel_is_left_to_its_candidate(tmp_path):
     assert warm.warm_file(op, str(path), "t_auto", [{"n_rows": 1, "hidden": 8}]) == 0
 
 
+def test_a_kernel_whose_text_only_names_an_autotuner_is_warmed(monkeypatch, tmp_path):
+    """Five shipped kernels cite Inductor's autotune records in their docstrings; that is no
+    autotuner of their own, so the warmer traces them like any other (launches made no-ops, as in
+    the meta test above)."""
+    from triton.runtime.interpreter import InterpretedFunction
+
+    monkeypatch.setattr(InterpretedFunction, "run", lambda self, *a, **k: None)
+    source = (KERNELS / "one_row_registers.py").read_text()
+    path = tmp_path / "k.py"
+    path.write_text(source.replace('"""\n', '"""\nInductor\'s autotune record chose 16 warps here.\n', 1))
+    assert "autotune record" in path.read_text()
+    op = Operator(RMSNORM.to_dict(), "meta", RMSNORM.dtype)
+    assert warm.warm_file(op, str(path), "t_cites", [{"n_rows": 2, "hidden": 64}]) == 1
+
+
 def test_batches_stay_short_and_a_later_submit_ranks_what_is_still_queued(tmp_path):
     """One process: two files a batch; what the latest submit lists first is compiled next, the
     queued files it does not list keep their place behind; the same process serves every batch."""
