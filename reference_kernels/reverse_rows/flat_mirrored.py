@@ -51,41 +51,32 @@ VEC_FLIP = 0
 
 
 @triton.jit
-def _reverse_flat_vec(x_ptr, y_ptr, n, N_COLS: tl.constexpr, BLOCK: tl.constexpr, EVEN: tl.constexpr,
-                      WIDE: tl.constexpr):
-    """N_COLS % 4 == 0: each thread's 4 outputs come from 4 ascending inputs, read as one vector."""
+def _reverse_flat(x_ptr, y_ptr, n, N_COLS: tl.constexpr, BLOCK: tl.constexpr, EVEN: tl.constexpr,
+                  WIDE: tl.constexpr, VEC: tl.constexpr = False):
     pid = tl.program_id(0)
     if WIDE:
         pid = pid.to(tl.int64)
-    group = pid * BLOCK + 4 * tl.arange(0, BLOCK // 4)      # first output of each group of 4
-    col = group % N_COLS
-    first = tl.multiple_of(group - col + (N_COLS - 4 - col), 4)   # the lowest of its 4 sources
-    lane = tl.arange(0, 4)
-    src = first[:, None] + lane[None, :]
-    dst = group[:, None] + lane[None, :]
+    if VEC:  # N_COLS % 4 == 0: each thread's 4 outputs come from 4 ascending inputs, one vector load
+        group = pid * BLOCK + 4 * tl.arange(0, BLOCK // 4)       # first output of each group of 4
+        col = group % N_COLS
+        first = tl.multiple_of(group - col + (N_COLS - 4 - col), 4)   # the lowest of its 4 sources
+        lane = tl.arange(0, 4)
+        src = first[:, None] + lane[None, :]
+        dst = group[:, None] + lane[None, :]
+    else:
+        dst = pid * BLOCK + tl.arange(0, BLOCK)
+        col = dst % N_COLS
+        src = dst - col + (N_COLS - 1 - col)
     if EVEN:
         vals = tl.load(x_ptr + src)
-        tl.store(y_ptr + dst, tl.flip(vals, 1))
     else:
-        live = dst < n
-        vals = tl.load(x_ptr + src, mask=live)
-        tl.store(y_ptr + dst, tl.flip(vals, 1), mask=live)
-
-
-@triton.jit
-def _reverse_flat(x_ptr, y_ptr, n, N_COLS: tl.constexpr, BLOCK: tl.constexpr, EVEN: tl.constexpr,
-                  WIDE: tl.constexpr):
-    pid = tl.program_id(0)
-    if WIDE:
-        pid = pid.to(tl.int64)
-    offs = pid * BLOCK + tl.arange(0, BLOCK)
-    col = offs % N_COLS
-    src = offs - col + (N_COLS - 1 - col)
+        vals = tl.load(x_ptr + src, mask=dst < n)
+    if VEC:
+        vals = tl.flip(vals, 1)                                   # in the thread's own registers
     if EVEN:
-        tl.store(y_ptr + offs, tl.load(x_ptr + src))
+        tl.store(y_ptr + dst, vals)
     else:
-        live = offs < n
-        tl.store(y_ptr + offs, tl.load(x_ptr + src, mask=live), mask=live)
+        tl.store(y_ptr + dst, vals, mask=dst < n)
 
 
 def _pick(n_rows, n_cols):
@@ -101,7 +92,7 @@ class ModelNew(torch.nn.Module):
         n = x2.numel()
         if n > 0:
             block, warps = _pick(x2.shape[0], n_cols) if AUTO else (BLOCK, NUM_WARPS)
-            kernel = _reverse_flat_vec if VEC_FLIP and n_cols % 4 == 0 else _reverse_flat
-            kernel[(triton.cdiv(n, block),)](x2, y, n, N_COLS=n_cols, BLOCK=block, EVEN=n % block == 0,
-                                             WIDE=n + 4 * block >= 2**31, num_warps=warps)
+            _reverse_flat[(triton.cdiv(n, block),)](x2, y, n, N_COLS=n_cols, BLOCK=block, EVEN=n % block == 0,
+                                                     WIDE=n + 4 * block >= 2**31, VEC=bool(VEC_FLIP) and n_cols % 4 == 0,
+                                                     num_warps=warps)
         return y.view(x.shape)
