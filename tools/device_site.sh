@@ -14,3 +14,14 @@ carried_wheels() {
   if [ -d "$site" ]; then export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"; fi
   return 0
 }
+
+# call_begin NAME: the frame of a session's device-call script (docs/results/*/scripts). W is an
+# emptied /tmp/NAME for the call's files, FINAL the $OUT they go back through, T0 the start;
+# `save` packs W into $FINAL/NAME.tgz (after each step, so a call cut short returns what it
+# finished) and `left` prints how many of BUDGET seconds (default 575) remain.
+call_begin() {
+  CALL_NAME="${1:?a name for the call}"; FINAL="${OUT:?set OUT}"; W="/tmp/$CALL_NAME"
+  rm -rf "$W"; mkdir -p "$W"; T0=$(date +%s)
+}
+save() { tar czf "$FINAL/$CALL_NAME.tgz" -C "$W" . ; }
+left() { echo $(( ${BUDGET:-575} - ($(date +%s) - T0) )); }

@@ -55,3 +55,19 @@ def test_without_carried_wheels_or_a_site_nothing_changes(repo):
         w.unlink()
     rc, path, calls = _source(repo)
     assert rc == 0 and calls == [] and path == "/x"
+
+
+def test_a_call_frame_saves_its_folder_and_counts_down_its_budget(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    env = {**os.environ, "OUT": str(out), "BUDGET": "100"}
+    script = ('. tools/device_site.sh; call_begin aka-test-call; echo hi > "$W/a.txt"; save; '
+              'T0=$(( T0 - 30 )); echo "$(left)"')
+    r = subprocess.run(["bash", "-c", script], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert int(r.stdout.strip()) in (69, 70)
+    listing = subprocess.run(["tar", "tzf", str(out / "aka-test-call.tgz")], capture_output=True, text=True).stdout
+    assert "./a.txt" in listing.split()
+    r = subprocess.run(["bash", "-c", ". tools/device_site.sh; call_begin x"], cwd=ROOT,
+                       env={k: v for k, v in os.environ.items() if k != "OUT"}, capture_output=True, text=True)
+    assert r.returncode != 0 and "OUT" in r.stderr

@@ -12,9 +12,8 @@
 #     linear_bf16/tma_persistent_flat's declared points at llama3-8b-o_proj-prefill-4k (0.943x cuBLAS).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-FINAL="$OUT"; W=/tmp/w42a; rm -rf "$W"; mkdir -p "$W/k" "$W/k2" "$W/from" "$W/probe"; T0=$(date +%s); LABEL=$(cat .carry/label)
-save() { tar czf "$FINAL/s42a.tgz" -C "$W" . ; }
-left() { echo $(( ${BUDGET:-575} - ($(date +%s) - T0) )); }
+. tools/device_site.sh
+call_begin s42a; mkdir -p "$W/k" "$W/k2" "$W/from" "$W/probe"; LABEL=$(cat .carry/label)
 NEWK="conv1d_depthwise_causal/tap_loop_tile,histogram/private_slab_atomics,matmul_int4_grouped/scale_group_partials"
 bash tools/device_kernel_tests.sh "$W/tests" "tap_loop_tile or private_slab_atomics or scale_group_partials or tma_batched or (one_row_registers and rmsnorm and not fused_add) or flat_mirrored" \
   tests/reference_kernels/test_int4_tf32x2_split.py tests/reference_kernels/test_reverse_rows_vec_flip.py; save
