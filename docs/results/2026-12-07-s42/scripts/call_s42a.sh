@@ -16,7 +16,8 @@ cd "$(dirname "$0")/.."
 call_begin s42a; mkdir -p "$W/k" "$W/k2" "$W/from" "$W/probe"; LABEL=$(cat .carry/label)
 NEWK="conv1d_depthwise_causal/tap_loop_tile,histogram/private_slab_atomics,matmul_int4_grouped/scale_group_partials"
 bash tools/device_kernel_tests.sh "$W/tests" "tap_loop_tile or private_slab_atomics or scale_group_partials or tma_batched or (one_row_registers and rmsnorm and not fused_add) or flat_mirrored" \
-  tests/reference_kernels/test_int4_tf32x2_split.py tests/reference_kernels/test_reverse_rows_vec_flip.py; save
+  tests/reference_kernels/test_int4_tf32x2_split.py tests/reference_kernels/test_reverse_rows_vec_flip.py \
+  tests/reference_kernels/test_one_row_registers_points.py; save
 export PYTHONPATH=/tmp/site:$PWD
 card=$(cat "$W/tests/card.txt"); h200=0; case "$card" in *H200*) h200=1 ;; esac
 if [ "$h200" = 1 ]; then cp .carry/h200/*.json "$W/from/"; else cp .carry/h100-full/*.json "$W/from/"; fi
