@@ -11,6 +11,13 @@ carried_wheels() {
       || { echo "installing .whl/*.whl failed" >&2; return 3; }
     touch "$site/.aka-wheels"
   fi
+  site_on_path
+}
+
+# site_on_path: the site folder first on PYTHONPATH when it exists (what an earlier install left),
+# installing nothing: the CPU side of a tool that installs only on a GPU machine.
+site_on_path() {
+  local site="${AKA_DEVICE_SITE:-/tmp/site}"
   if [ -d "$site" ]; then export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"; fi
   return 0
 }

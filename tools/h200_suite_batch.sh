@@ -49,8 +49,8 @@ PY="${PYTHON:-python3}"
 . tools/device_site.sh
 if [ "$device" = cuda ]; then
   carried_wheels || exit 3
-elif [ -d /tmp/site ]; then                    # on the CPU nothing is installed, only what is there used
-  export PYTHONPATH="/tmp/site:$PYTHONPATH"
+else                                           # on the CPU nothing is installed, only what is there used
+  site_on_path
 fi
 [ -d "$suite" ] || { echo "no suite folder $suite" >&2; exit 2; }
 if [ -n "$only" ]; then

@@ -71,3 +71,14 @@ def test_a_call_frame_saves_its_folder_and_counts_down_its_budget(tmp_path):
     r = subprocess.run(["bash", "-c", ". tools/device_site.sh; call_begin x"], cwd=ROOT,
                        env={k: v for k, v in os.environ.items() if k != "OUT"}, capture_output=True, text=True)
     assert r.returncode != 0 and "OUT" in r.stderr
+
+
+def test_site_on_path_installs_nothing_and_adds_only_a_folder_that_exists(repo):
+    calls = repo / "calls.txt"
+    env = {**os.environ, "PATH": f"{repo / 'bin'}:{os.environ['PATH']}", "CALLS": str(calls),
+           "AKA_DEVICE_SITE": str(repo / "site"), "PYTHONPATH": "/x"}
+    run = ["bash", "-c", '. tools/device_site.sh; site_on_path; echo "$PYTHONPATH"']
+    assert subprocess.run(run, cwd=repo, env=env, capture_output=True, text=True).stdout.strip() == "/x"
+    (repo / "site").mkdir()
+    out = subprocess.run(run, cwd=repo, env=env, capture_output=True, text=True).stdout.strip()
+    assert out == f"{repo / 'site'}:/x" and not calls.exists()
