@@ -18,7 +18,7 @@ NEWK="conv1d_depthwise_causal/tap_loop_tile,histogram/private_slab_atomics,matmu
 bash tools/device_kernel_tests.sh "$W/tests" "tap_loop_tile or private_slab_atomics or scale_group_partials or tma_batched or (one_row_registers and rmsnorm and not fused_add) or flat_mirrored" \
   tests/reference_kernels/test_int4_tf32x2_split.py tests/reference_kernels/test_reverse_rows_vec_flip.py \
   tests/reference_kernels/test_one_row_registers_points.py; save
-export PYTHONPATH=/tmp/site:$PWD
+export PYTHONPATH="$PWD"; carried_wheels   # installed by the tests step: the stamp skips pip
 card=$(cat "$W/tests/card.txt"); h200=0; case "$card" in *H200*) h200=1 ;; esac
 if [ "$h200" = 1 ]; then cp .carry/h200/*.json "$W/from/"; else cp .carry/h100-full/*.json "$W/from/"; fi
 if [ "$h200" = 1 ] && [ -z "${PROBES_ONLY:-}" ] && [ "$(left)" -ge 300 ]; then
@@ -30,50 +30,36 @@ if [ -z "${PROBES_ONLY:-}" ] && [ "$(left)" -ge 130 ]; then
   OUT="$W/k2" bash tools/h200_suite_bench.sh --budget-s "$(( $(left) < 200 ? $(left) : 200 ))" --label "$LABEL" --jobs 3 \
     --from "$W/from" --kernels "$NEWK" suites/kernel-patterns > "$W/k2/run.txt" 2>&1; echo "kernels rc $?"; save
 fi
-if [ "$(left)" -ge 160 ]; then
-timeout 150 python3 tools/harness_probe.py suites/kernel-patterns/batched_matmul reference_kernels/batched_matmul/tma_batched.py \
+# probe NAME TIMEOUT TAIL OPDIR KERNEL ARGS...: one harness probe, if TIMEOUT + 10 s are left; its table's last TAIL lines
+probe() {
+  local name="$1" t="$2" n="$3"; shift 3
+  [ "$(left)" -ge $(( t + 10 )) ] || return 0
+  timeout "$t" python3 tools/harness_probe.py "$@" --out "$W/probe/$name.json" > "$W/probe/$name.txt" 2>&1
+  echo "probe $name rc $?"; tail -n "$n" "$W/probe/$name.txt" | cut -c1-160; save
+}
+probe bmm 150 8 suites/kernel-patterns/batched_matmul reference_kernels/batched_matmul/tma_batched.py \
   --shape attn-scores-32h-2048 --point default --point STORE_TILE_N=128,STORE_PER_SM=2,STORE_STAGES=2 \
   --point STORE_TILE_N=128,STORE_PER_SM=2,STORE_STAGES=2,STORE_WARPS=4 --point STORE_TILE_N=128,STORE_STAGES=2 \
-  --point STORE_STAGES=2 --out "$W/probe/bmm.json" > "$W/probe/bmm.txt" 2>&1; echo "probe rc $?"; tail -n 8 "$W/probe/bmm.txt" | cut -c1-160; save
-fi
-if [ "$(left)" -ge 130 ]; then
-timeout 120 python3 tools/harness_probe.py suites/kernel-patterns/gemv_transposed reference_kernels/gemv_transposed/split_k_fused_finalize.py \
+  --point STORE_STAGES=2
+probe gemvt 120 20 suites/kernel-patterns/gemv_transposed reference_kernels/gemv_transposed/split_k_fused_finalize.py \
   --shape gpt2-xl-mlp-up-1600x6400 --shape llama3-8b-up-4096x14336 --point default --point SMALL_PROGRAMS_PER_SM=3 \
   --point SMALL_PROGRAMS_PER_SM=4 --point SMALL_BLOCK_N=128 --point SMALL_NUM_WARPS=4 --point CHUNK_K=1024 --point CHUNK_K=256 \
-  --point BLOCK_N=256,NUM_WARPS=8 --point BLOCK_K=32 --out "$W/probe/gemvt.json" > "$W/probe/gemvt.txt" 2>&1
-echo "probe rc $?"; tail -n 20 "$W/probe/gemvt.txt" | cut -c1-160; save
-fi
-if [ "$(left)" -ge 110 ]; then
-timeout 100 python3 tools/harness_probe.py suites/llm-inference/rmsnorm reference_kernels/rmsnorm/one_row_registers.py \
+  --point BLOCK_N=256,NUM_WARPS=8 --point BLOCK_K=32
+probe rms 100 8 suites/llm-inference/rmsnorm reference_kernels/rmsnorm/one_row_registers.py \
   --shape llama3-70b-prefill-4k --point default --point NUM_WARPS=16 --point NUM_WARPS=16,REREAD=1 \
-  --point NUM_WARPS=16,EVICT_HINTS=1 --point REREAD=1 --point EVICT_HINTS=1 --out "$W/probe/rms.json" > "$W/probe/rms.txt" 2>&1
-echo "probe rc $?"; tail -n 8 "$W/probe/rms.txt" | cut -c1-160; save
-fi
-if [ "$(left)" -ge 110 ]; then
-timeout 100 python3 tools/harness_probe.py suites/kernel-patterns/reverse_rows reference_kernels/reverse_rows/flat_mirrored.py \
+  --point NUM_WARPS=16,EVICT_HINTS=1 --point REREAD=1 --point EVICT_HINTS=1
+probe rev 100 10 suites/kernel-patterns/reverse_rows reference_kernels/reverse_rows/flat_mirrored.py \
   --shape bidir-6144x4096 --shape bidir-16384x1024 --point default --point VEC_FLIP=1 \
-  --point VEC_FLIP=1,AUTO=0,BLOCK=1024,NUM_WARPS=4 --point VEC_FLIP=1,AUTO=0,BLOCK=2048,NUM_WARPS=8 \
-  --out "$W/probe/rev.json" > "$W/probe/rev.txt" 2>&1
-echo "probe rc $?"; tail -n 10 "$W/probe/rev.txt" | cut -c1-160; save
-fi
-if [ "$(left)" -ge 90 ]; then
-timeout 80 python3 tools/harness_probe.py suites/kernel-patterns/cumsum_rows reference_kernels/cumsum_rows/associative_scan_tile.py \
+  --point VEC_FLIP=1,AUTO=0,BLOCK=1024,NUM_WARPS=4 --point VEC_FLIP=1,AUTO=0,BLOCK=2048,NUM_WARPS=8
+probe cumsum 80 6 suites/kernel-patterns/cumsum_rows reference_kernels/cumsum_rows/associative_scan_tile.py \
   --shape short-rows-16k --point default --point SHORT_BLOCK_N=256,SHORT_ROWS=4 --point SHORT_BLOCK_N=256,SHORT_ROWS=8 \
-  --point SHORT_BLOCK_N=256,SHORT_ROWS=16,NUM_WARPS=8 --point SHORT_ROWS=16 --out "$W/probe/cumsum.json" > "$W/probe/cumsum.txt" 2>&1
-echo "probe rc $?"; tail -n 6 "$W/probe/cumsum.txt" | cut -c1-160; save
-fi
-if [ "$(left)" -ge 90 ]; then
-timeout 80 python3 tools/harness_probe.py suites/kernel-patterns/row_sum reference_kernels/row_sum/adaptive_single_launch.py \
+  --point SHORT_BLOCK_N=256,SHORT_ROWS=16,NUM_WARPS=8 --point SHORT_ROWS=16
+probe rowsum 80 6 suites/kernel-patterns/row_sum reference_kernels/row_sum/adaptive_single_launch.py \
   --shape hidden-4k-rows-8192 --point default --point NUM_WARPS=8 --point TILE=8192,MAX_BLOCK_N=8192 \
-  --point TILE=8192,MAX_BLOCK_N=8192,NUM_WARPS=8 --point TILE=2048 --out "$W/probe/rowsum.json" > "$W/probe/rowsum.txt" 2>&1
-echo "probe rc $?"; tail -n 6 "$W/probe/rowsum.txt" | cut -c1-160; save
-fi
-if [ "$(left)" -ge 100 ]; then
-timeout 90 python3 tools/harness_probe.py suites/llm-inference/linear_bf16 reference_kernels/linear_bf16/tma_persistent_flat.py \
+  --point TILE=8192,MAX_BLOCK_N=8192,NUM_WARPS=8 --point TILE=2048
+probe linear 90 6 suites/llm-inference/linear_bf16 reference_kernels/linear_bf16/tma_persistent_flat.py \
   --shape llama3-8b-o_proj-prefill-4k --point default --point GROUP_M=16 --point GROUP_M=4 --point NUM_STAGES=3 \
-  --point EPILOGUE_SUBTILE=false --out "$W/probe/linear.json" > "$W/probe/linear.txt" 2>&1
-echo "probe rc $?"; tail -n 6 "$W/probe/linear.txt" | cut -c1-160; save
-fi
+  --point EPILOGUE_SUBTILE=false
 echo "=== wall $(( $(date +%s) - T0 )) s"
 for f in "$W/k/kernel-patterns.json" "$W/k2/kernel-patterns.json"; do [ -f "$f" ] && python3 tools/suite_bench.py --render "$f" --per-shape 2>/dev/null \
   | grep -E "^Suite|^Operators at|^\| (conv1d_depthwise_causal|histogram|matmul_int4_grouped) \| (tap_loop_tile|private_slab_atomics|scale_group_partials|torch)" | cut -c1-200; done
