@@ -23,6 +23,7 @@ TORCH_ALLOWED = {
     "cuda.is_available", "cuda.device_count", "cuda.synchronize", "cuda.current_stream",
     "nn.Parameter", "nn.Module", "nn.ModuleList", "nn.ParameterList", "nn.ParameterDict",
     "nn.Buffer", "nn.init.normal_", "nn.init.ones_", "nn.init.zeros_", "nn.init.uniform_",
+    "inf", "nan", "pi", "e",   # constants, read rather than called
 }
 TORCH_COMPILE = ("compile", "jit", "_dynamo", "_inductor", "export", "fx")
 TORCH_STREAMS = ("cuda.Stream", "cuda.stream", "cuda.ExternalStream", "cuda.set_stream",
@@ -158,6 +159,7 @@ class _Reviewer(ast.NodeVisitor):
         self.found: list[Rejection] = []
         self._seen: set[tuple[str, int | None]] = set()
         self._kernel_depth = 0
+        self._called: set[int] = set()   # attribute nodes checked as the function of a call
 
     @property
     def in_kernel(self) -> bool:
@@ -242,6 +244,7 @@ class _Reviewer(ast.NodeVisitor):
         path = self._resolve(node.func)
         if path:
             self._check_path(path, node, "call")
+            self._called.add(id(node.func))
         elif isinstance(node.func, ast.Name):
             self._check_builtin_call(node)
         elif isinstance(node.func, ast.Attribute):
@@ -273,12 +276,16 @@ class _Reviewer(ast.NodeVisitor):
             elif attr.value.lstrip("_") in REACHABLE:
                 self.add(_category(attr.value.lstrip("_")), f"`{name}(..., {attr.value!r})` reaches "
                          "a module outside the allowlist", node)
+            elif name == "getattr" and node.args and self._resolve(node.args[0]):
+                # getattr(torch, "rsqrt") is torch.rsqrt: the same rules as the attribute itself
+                self._check_path(f"{self._resolve(node.args[0])}.{attr.value}", node, "read")
             if name in ("setattr", "delattr") and node.args and self._is_module_ref(node.args[0]):
                 self.add("module-patching", f"`{name}` on module `{self._resolve(node.args[0])}`", node)
 
     def _check_torch_path(self, path: str, node: ast.AST, use: str) -> None:
         """Torch paths: compile, streams, native code, io and concurrency everywhere; compute
-        only when called (or imported by name) outside a kernel."""
+        when called, imported by name or read (a function taken to call later, `getattr(torch,
+        "x")` included) outside a kernel."""
         rest = path[len("torch."):] if path.startswith("torch.") else ""
         if not rest:
             return
@@ -292,13 +299,14 @@ class _Reviewer(ast.NodeVisitor):
             self.add("io", f"uses `{path}`", node)
         elif _starts(rest, TORCH_CONCURRENCY):
             self.add("concurrency", f"uses `{path}`", node)
-        elif use not in ("call", "from") or self.in_kernel:
+        elif use not in ("call", "from", "read") or self.in_kernel:
             return
-        elif use == "from" and self._is_torch_module(rest):
-            return
+        elif use in ("from", "read") and (self._is_torch_module(rest) or _starts(rest, ("version",))):
+            return                                   # a namespace, or build metadata (torch.version.hip)
         elif rest not in TORCH_ALLOWED and not rest.startswith(("Tensor", "float", "bfloat", "int",
                                                                 "uint", "bool", "half", "long")):
-            self.add("torch-compute", f"`{path}` computes with torch outside the kernel", node)
+            taken = " (taken to be called later)" if use == "read" else ""
+            self.add("torch-compute", f"`{path}`{taken} computes with torch outside the kernel", node)
 
     @staticmethod
     def _is_torch_module(rest: str) -> bool:
@@ -326,7 +334,7 @@ class _Reviewer(ast.NodeVisitor):
             self.add("kernel-fn-call", f"reads `{ast.unparse(node)}`: a Triton kernel's Python body, "
                      "which runs on the host", node)
         path = self._resolve(node)
-        if path:
+        if path and id(node) not in self._called:     # a called one was checked as the call
             self._check_path(path, node, "read")
         self.generic_visit(node)
 

@@ -253,3 +253,27 @@ def test_missing_model_new_and_syntax_errors():
 
 def test_global_state_is_flagged():
     assert "global-state" in rules("cache = {}\ndef f():\n    global cache\nclass ModelNew: pass\n")
+
+
+@pytest.mark.parametrize("snippet", [
+    "probe = torch.cuda.is_current_stream_capturing\nif probe():\n    pass",        # the judge's graphs told apart
+    "probe = getattr(torch.cuda, 'is_current_stream_capturing')\nprobe()",
+    "f = torch.rsqrt\ny = f(x)",
+    "y = getattr(torch, 'rsqrt')(x)",
+    "y = getattr(torch.nn.functional, 'silu')(x)",
+])
+def test_a_torch_function_taken_to_call_later_is_torch_compute(snippet):
+    """A torch function read into a name, or by getattr with a literal name, computes when it is
+    called later just as a direct call does (a candidate that launches nothing while the judge
+    captures its timing graph would ask torch.cuda.is_current_stream_capturing this way)."""
+    assert "torch-compute" in rules(HEADER + "x = None\n" + snippet + "\n")
+
+
+@pytest.mark.parametrize("snippet", [
+    "is_hip = torch.version.hip is not None",
+    "lo = -torch.inf\nd = torch.float32\nm = torch.nn.Module",
+    "props = getattr(torch.cuda, 'get_device_properties')",
+    "F = torch.nn.functional",
+])
+def test_reading_metadata_constants_types_and_namespaces_passes(snippet):
+    assert rules(HEADER + snippet + "\nclass ModelNew:\n    pass\n") == []
