@@ -156,12 +156,21 @@ class Remote:
         return self.ended
 
     def close(self) -> None:
+        """The verdict is decided: end the process without waiting for it to exit. Its CUDA
+        context's teardown (about 0.1 s on an H200) then runs beside the judge's reply instead of
+        before it; nothing of the candidate's runs after the SIGKILL, and whoever reaps orphans
+        (the worker server) collects it."""
         if not self.ended:
             try:
                 self.chan.send({"cmd": "bye"})
             except ChannelError:
                 pass
-            self.kill()
+            try:
+                os.killpg(self.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            self.ended = "closed"
+            self.chan.close()
         if self.shipped:
             kernel_cache.publish(self.workdir)
 

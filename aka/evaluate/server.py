@@ -57,19 +57,20 @@ def _child(job: dict[str, Any], workdir: str, wfd: int) -> None:
         reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}",
                  "traceback": traceback.format_exc()[-3000:]}
         code = 1
+    sys.stdout.flush()                              # the log is whole before the server may end us
+    sys.stderr.flush()
     data = (json.dumps(reply, default=str) + "\n").encode()
     view = memoryview(data)
     while view:
         n = os.write(wfd, view)
         view = view[n:]
     os.close(wfd)
-    sys.stdout.flush()
-    sys.stderr.flush()
     os._exit(code)
 
 
 def run_job(job: dict[str, Any]) -> dict[str, Any]:
     """Fork a child for one job; collect its reply, or say how it died."""
+    _reap()                         # earlier jobs' processes whose teardown has ended (never this job's)
     workdir = tempfile.mkdtemp(prefix="aka-job-", dir=os.environ.get("AKA_JOBS_ROOT") or None)
     rfd, wfd = os.pipe()
     t0 = time.monotonic()
@@ -92,11 +93,17 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
                 break
             chunks.append(chunk)
     os.close(rfd)
+    raw = b"".join(chunks)
+    answered = not timed_out and _parses(raw)
     if timed_out:
         _kill(pid)
-    _, status = os.waitpid(pid, 0)
-    _end_job(pid)
-    reply = _decode(b"".join(chunks), status, timed_out, timeout)
+    if answered:            # its reply is whole: end it now, reap it later (its CUDA teardown overlaps what comes next)
+        _end_job(pid, wait=False)
+        status = 0
+    else:                   # how it died is the reply: wait for it
+        _, status = os.waitpid(pid, 0)
+        _end_job(pid)
+    reply = _decode(raw, status, timed_out, timeout)
     own = _tail(os.path.join(workdir, "log.txt"))      # the judge's; the candidate's comes in the reply
     reply["log"] = (reply.get("log") or "") + (f"\n[worker]\n{own}" if own.strip() else "")
     reply["wall_s"] = round(time.monotonic() - t0, 3)
@@ -104,10 +111,11 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     return reply
 
 
-def _end_job(pid: int) -> None:
-    """Nothing a job started outlives it: its process group, and, when this server is the init of
-    its own PID namespace, every other process in the namespace (a candidate that left its group
-    included); then reap them."""
+def _end_job(pid: int, wait: bool = True) -> None:
+    """Nothing a job started outlives it: SIGKILL to its process group, and, when this server is
+    the init of its own PID namespace, to every other process in the namespace (a candidate that
+    left its group included). No code of the job's runs after this; `wait` also waits for the
+    processes to be gone (as init: every one), else they are reaped later (`_reap`)."""
     _kill(pid)
     if os.getpid() == 1:
         for entry in os.listdir("/proc"):
@@ -116,13 +124,34 @@ def _end_job(pid: int) -> None:
                     os.kill(int(entry), signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
                     pass
+    _reap(block=wait and os.getpid() == 1)
+
+
+def _reap(block: bool = False) -> None:
+    """Collect ended children (and, as init or subreaper, ended orphans); `block`: until none is left."""
     while True:
         try:
-            reaped, _ = os.waitpid(-1, os.WNOHANG if os.getpid() != 1 else 0)
+            reaped, _ = os.waitpid(-1, 0 if block else os.WNOHANG)
         except ChildProcessError:
             break
         if reaped == 0:
             break
+
+
+def _parses(raw: bytes) -> bool:
+    try:
+        return isinstance(json.loads(raw), dict)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return False
+
+
+def _subreaper() -> None:
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)     # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
 
 
 def _kill(pid: int) -> None:
@@ -168,6 +197,8 @@ def main() -> None:
     import aka.evaluate.worker
 
     aka.evaluate.worker.prewarm()
+    if os.getpid() != 1:                            # orphans of answered jobs come here to be reaped
+        _subreaper()
     proto.write(json.dumps({"ready": True, "pid": os.getpid()}) + "\n")
     for line in sys.stdin:
         if not line.strip():
