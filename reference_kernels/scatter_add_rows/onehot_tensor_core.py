@@ -2,7 +2,7 @@
 ---
 op: scatter_add_rows
 strategy: few-targets-one-hot-product-on-tensor-cores
-techniques: [one-hot-matmul, tensor-cores, tf32x2-split, owner-computes, column-block-ownership, split-rows, atomics, single-launch, deterministic, non-finite-flags, fp32-accumulate, masked-tail, int64-offsets]
+techniques: [one-hot-matmul, tensor-cores, tf32x2-split, owner-computes, column-block-ownership, split-reduction, software-pipelining, atomics, single-launch, deterministic, non-finite-flags, fp32-accumulate, masked-tail, int64-offsets]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
