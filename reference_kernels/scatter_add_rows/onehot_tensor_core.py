@@ -149,10 +149,10 @@ class ModelNew(torch.nn.Module):
         index = index.contiguous()
         n_src, d = src.shape
         n_out = self.n_out
-        sms = torch.cuda.get_device_properties(src.device).multi_processor_count if src.is_cuda else CPU_SMS
-        targets, splits, rows_per_split = plan(n_src, n_out, d, sms)
         if n_out * d == 0:
             return torch.empty((n_out, d), dtype=src.dtype, device=src.device)
+        sms = torch.cuda.get_device_properties(src.device).multi_processor_count if src.is_cuda else CPU_SMS
+        targets, splits, rows_per_split = plan(max(n_src, 1), n_out, d, sms)
         if targets and splits <= 1:             # one program per column block: it stores, zeros included
             y = torch.empty((n_out, d), dtype=src.dtype, device=src.device)
             _onehot_scatter[(triton.cdiv(d, BLOCK_D), 1)](
@@ -162,7 +162,7 @@ class ModelNew(torch.nn.Module):
             return y
         y = torch.empty((n_out, d), dtype=src.dtype, device=src.device)
         _fill_zero[(triton.cdiv(n_out * d, 2048),)](y, n_out * d, BLOCK=2048, num_warps=4)
-        if targets:
+        if targets and n_src:
             _onehot_scatter[(triton.cdiv(d, BLOCK_D), splits)](
                 src, index, y, n_src, d, n_out, rows_per_split, TARGETS=targets, BLOCK_R=BLOCK_R,
                 BLOCK_D=BLOCK_D, SPLIT_FP32=src.dtype == torch.float32, ATOMIC=True, num_warps=NUM_WARPS,

@@ -102,3 +102,10 @@ def test_non_finite_sources_land_where_index_add_puts_them(kern, per_sm):
     assert torch.equal(torch.isnan(got), torch.isnan(want))
     assert torch.equal(got[special & ~torch.isnan(want)], want[special & ~torch.isnan(want)])
     torch.testing.assert_close(got[~special], want[~special], atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("n_src, n_out, d", [(0, 5, 40), (0, 3, 0), (4, 0, 16), (0, 100, 8)])
+def test_empty_sources_or_outputs(kern, n_src, n_out, d):
+    src, index = _case(n_src, max(n_out, 1), d)
+    got = kern.ModelNew(n_out)(src, index)
+    assert got.shape == (n_out, d) and torch.equal(got, torch.zeros(n_out, d, device=DEVICE))
