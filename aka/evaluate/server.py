@@ -93,17 +93,16 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
                 break
             chunks.append(chunk)
     os.close(rfd)
-    raw = b"".join(chunks)
-    answered = not timed_out and _parses(raw) and os.environ.get("AKA_WAIT_EXIT") != "1"   # 1: the old way
+    answer = None if timed_out else _parse(b"".join(chunks))
     if timed_out:
         _kill(pid)
-    if answered:            # its reply is whole: end it now, reap it later (its CUDA teardown overlaps what comes next)
-        _end_job(pid, wait=False)
-        status = 0
-    else:                   # how it died is the reply: wait for it
+    if answer is not None and os.environ.get("AKA_WAIT_EXIT") != "1":    # 1: the old way, to measure it
+        _end_job(pid, wait=False)   # its reply is whole: end it now, reap it later (its exit overlaps what comes next)
+        reply = answer
+    else:                           # how it died is the reply: wait for it
         _, status = os.waitpid(pid, 0)
         _end_job(pid)
-    reply = _decode(raw, status, timed_out, timeout)
+        reply = answer if answer is not None else _died(status, timed_out, timeout)
     own = _tail(os.path.join(workdir, "log.txt"))      # the judge's; the candidate's comes in the reply
     reply["log"] = (reply.get("log") or "") + (f"\n[worker]\n{own}" if own.strip() else "")
     reply["wall_s"] = round(time.monotonic() - t0, 3)
@@ -138,20 +137,13 @@ def _reap(block: bool = False) -> None:
             break
 
 
-def _parses(raw: bytes) -> bool:
+def _parse(raw: bytes) -> dict[str, Any] | None:
+    """The child's reply, if it wrote a whole one."""
     try:
-        return isinstance(json.loads(raw), dict)
+        reply = json.loads(raw) if raw.strip() else None
     except (json.JSONDecodeError, UnicodeDecodeError):
-        return False
-
-
-def _subreaper() -> None:
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)     # PR_SET_CHILD_SUBREAPER
-    except (OSError, AttributeError):
-        pass
+        return None
+    return reply if isinstance(reply, dict) else None
 
 
 def _kill(pid: int) -> None:
@@ -162,14 +154,9 @@ def _kill(pid: int) -> None:
             pass
 
 
-def _decode(raw: bytes, status: int, timed_out: bool, timeout: float) -> dict[str, Any]:
+def _died(status: int, timed_out: bool, timeout: float) -> dict[str, Any]:
     if timed_out:
         return {"ok": False, "died": "timeout", "error": f"killed after the {timeout:g} s time limit"}
-    if raw.strip():
-        try:
-            return json.loads(raw)
-        except json.JSONDecodeError:
-            pass
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
@@ -198,7 +185,12 @@ def main() -> None:
 
     aka.evaluate.worker.prewarm()
     if os.getpid() != 1:                            # orphans of answered jobs come here to be reaped
-        _subreaper()
+        from aka.sandbox import linux
+
+        try:
+            linux.child_subreaper()
+        except OSError:
+            pass                                    # then init reaps them
     proto.write(json.dumps({"ready": True, "pid": os.getpid()}) + "\n")
     for line in sys.stdin:
         if not line.strip():

@@ -20,7 +20,7 @@ MS_REMOUNT, MS_NOATIME, MS_NODIRATIME, MS_BIND, MS_REC = 32, 1024, 2048, 4096, 1
 MS_PRIVATE, MS_RELATIME, MS_STRICTATIME = 1 << 18, 1 << 21, 1 << 24
 MNT_DETACH = 2
 
-PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 24, 38
+PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 24, 36, 38
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 
 MOUNT_FLAGS = {"ro": MS_RDONLY, "nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC,
@@ -57,6 +57,11 @@ def umount(target: str, flags: int = MNT_DETACH) -> None:
 def _prctl(option: int, arg: int) -> None:
     _check(_libc().prctl(ctypes.c_int(option), ctypes.c_ulong(arg), ctypes.c_ulong(0),
                          ctypes.c_ulong(0), ctypes.c_ulong(0)), f"prctl {option}")
+
+
+def child_subreaper() -> None:
+    """Orphaned descendants of this process become its children (to be reaped here), not init's."""
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
 
 
 def die_with_parent(sig: int = signal.SIGKILL) -> None:
