@@ -52,6 +52,12 @@ batch_grid_axis (6.28 us, both graph replay) are faster.
 It has not been profiled with Nsight Compute at the three shapes where it trails: call 10 of
 docs/benchmarks.md listed batched_matmul, but its budget reached only conv2d_3x3_nhwc, sort_rows and
 linear_bf16.
+The store-bound path's STORE_* points (session 43, H200, tools/harness_probe.py at
+attn-scores-32h-2048 against torch.compile timed interleaved; docs/results/2026-12-07-s43/
+call1-probes/bmm.txt): the defaults 94.60 us (0.933x), 128-wide tiles two per SM with 2 stages
+123.12 (0.72x; 4 warps the same), 128-wide with 2 stages one per SM 150.69 (0.58x), 2 stages alone
+132.16 (0.67x). Fitting two programs per SM lost a quarter, so the 256-wide, one-per-SM store path
+stays the default; what bounds it is still unprofiled.
 """
 
 import torch

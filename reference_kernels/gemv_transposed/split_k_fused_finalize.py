@@ -40,6 +40,13 @@ kernels at every shape: 1600 x 6400 15.3 us by graph replay, 0.92x torch.compile
 trails torch.compile at 1600 x 6400 and, barely, at 4096 x 14336. The held-out shapes (1000 x 1000,
 30001 x 77) are checked for correctness, not timed.
 It has not been profiled with Nsight Compute at 1600 x 6400 or 4096 x 14336 yet.
+Its declared points at those two shapes (session 43, H200, tools/harness_probe.py against the
+operator's bar, cuBLAS through torch.matmul, timed interleaved; docs/results/2026-12-07-s43/
+call1-probes/gemvt.txt): 1600 x 6400, defaults 14.66 us by graph replay (0.966x), CHUNK_K=256
+14.53 (0.978x), CHUNK_K=1024 14.59 (0.970x), 3 or 4 programs per SM 15.53 and 16.53, 128-wide or
+4-warp small tiles 22.10 and 26.45 by events; 4096 x 14336, defaults 60.28 us (0.979x), BLOCK_K=32
+59.95 (0.985x), CHUNK_K=256 67.10, CHUNK_K=1024 77.30. No declared point reaches the bar at
+either shape; the defaults stay.
 The arrival counters live on the module instance, one buffer per device, and every launch leaves
 them at zero; two launches of the same instance running at once on different streams would share
 them, so one instance serves one stream at a time.

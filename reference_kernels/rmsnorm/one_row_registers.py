@@ -25,8 +25,13 @@ on the H200 in sessions 37 and 40). Inductor's kernel there (its tuning record o
 session 39) is one row a program, one 8192-wide step on 16 warps, that reads x twice: the sum of
 squares with an evict_last load, then the scaled row from a second, evict_first load that L2
 serves. EVICT_HINTS=1 loads x evict_first and w evict_last (x is read once; w by every row);
-REREAD=1 is Inductor's order, the reduction's registers dead before the second read. Neither has
-been timed on a GPU yet.
+REREAD=1 is Inductor's order, the reduction's registers dead before the second read.
+Timed on one H200 (session 43, tools/harness_probe.py, bf16, each point against torch.compile
+interleaved with it; docs/results/2026-12-07-s43/call1-probes/rms.txt): defaults 34.85 us against
+33.46 (0.960x); NUM_WARPS=16 34.39 (0.979x); REREAD=1 34.06 (0.986x) and with 16 warps 33.91
+(0.986x); EVICT_HINTS=1 36.35 (0.924x), with 16 warps 36.00 (0.927x). The second read from L2
+closes about two thirds of the gap and the eviction hints widen it; none reaches 1.0x. The
+defaults stay (the other shapes were not timed with REREAD); the tuner's space has both.
 """
 
 import torch

@@ -43,8 +43,18 @@ Why it was expected to win at moe-unpermute-decode-64-top8 (atomic_add 7.85 µs 
 torch.compile's 7.60 on the H200, session 40): both of those are two launches, a zero-fill and
 2.1M float atomics landing 8 to an output element; this is one launch that reads the 8 MB of
 source once. At buckets-8192-to-32 (25.81 against 26.74 µs) 8.4M atomics land 256 to an element;
-here 32 MB are read by about one program per SM and the atomics are 32 x 1024 per split. Not yet
-measured on a GPU.
+here 32 MB are read by about one program per SM and the atomics are 32 x 1024 per split.
+The prediction failed. Measured by the harness on one H200 (session 43, 2026-12-07,
+tools/harness_probe.py, fp32, each point against torch.compile timed interleaved with it;
+docs/results/2026-12-07-s43/call1-probes/scatter.txt): at moe-unpermute-decode-64-top8 the
+defaults took 14.03 µs by graph replay against torch.compile's 7.78 (0.56x); PROGRAMS_PER_SM=2
+(split rows, atomics) 12.53 (0.62x), BLOCK_D=64 16.03, NUM_STAGES=4 14.03. At buckets-8192-to-32
+the defaults took 66.26 µs (events) against 26.81 (0.40x); the best point, BLOCK_D=64 with
+PROGRAMS_PER_SM=4, 27.84 (0.94x). So the atomics were not what bound atomic_add there: the one-hot
+programs, 64 or 128 of them with one to two per SM, each walk their rows chunk by chunk through
+compare, split and two products, and that serial walk costs more than the L2 atomics it saves. Not
+profiled with Nsight Compute. The GPU correctness run passed every shape and held-out shape (and
+this kernel's own tests: split rows, row scatter, 16-bit sources, inf/NaN placement).
 """
 
 import torch
