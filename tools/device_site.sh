@@ -32,3 +32,14 @@ call_begin() {
 }
 save() { tar czf "$FINAL/$CALL_NAME.tgz" -C "$W" . ; }
 left() { echo $(( ${BUDGET:-575} - ($(date +%s) - T0) )); }
+
+# harness_probe NAME TIMEOUT TAIL OPDIR KERNEL ARGS...: one tools/harness_probe.py run into
+# $W/probe/NAME.{json,txt} under `timeout TIMEOUT`, only if TIMEOUT + 10 of BUDGET's seconds are
+# left; prints its exit status and its table's last TAIL lines, then saves. Needs call_begin.
+harness_probe() {
+  local name="$1" t="$2" n="$3"; shift 3
+  [ "$(left)" -ge $(( t + 10 )) ] || { echo "probe $name skipped: $(left) s left"; return 0; }
+  mkdir -p "$W/probe"
+  timeout "$t" python3 tools/harness_probe.py "$@" --out "$W/probe/$name.json" > "$W/probe/$name.txt" 2>&1
+  echo "probe $name rc $?"; tail -n "$n" "$W/probe/$name.txt" | cut -c1-160; save
+}

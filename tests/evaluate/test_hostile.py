@@ -52,6 +52,38 @@ for _ in range(5):
     assert _sleepers("901.25") == []
 
 
+SPINNER = ("import signal, time\nfor s in (1, 2, 15):\n    signal.signal(s, signal.SIG_IGN)\n"
+           "print('spinner-7781 started', flush=True)\nend = time.time() + 60\nwhile time.time() < end:\n    pass")
+
+
+def test_a_busy_process_that_ignores_signals_does_not_outlive_its_verdict(evaluator, fixture_op, tmp_path):
+    """The judge SIGKILLs the candidate's processes as soon as its verdict is decided and answers
+    without waiting for them to exit: a candidate ignoring every catchable signal, with a busy
+    child in a session of its own, still has nothing running once the evaluation returns (a
+    survivor could load the GPU while the next candidate is timed)."""
+    cand = hostile(tmp_path, f"""
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+if not getattr(os, "_spun", False):
+    os._spun = True
+    if os.fork() == 0:
+        os.setsid()
+        os.execvp(sys.executable, [sys.executable, "-c", {SPINNER!r}, "spinner-7781"])
+""")
+    cand.write_text("import sys\n" + cand.read_text())
+    result = evaluator.evaluate(fixture_op, cand, UNREVIEWED)
+    assert result.status.value in ("accepted", "error", "crash")
+    assert "spinner-7781 started" in result.log, "the spinner never ran: the test proves nothing"
+    end = time.time() + 2
+    while _spinners() and time.time() < end:
+        time.sleep(0.05)
+    assert _spinners() == []
+
+
+def _spinners() -> list[str]:
+    out = subprocess.run(["pgrep", "-f", "spinner-7781"], capture_output=True, text=True)
+    return [p for p in out.stdout.split() if int(p) != os.getpid()]
+
+
 @needs_pid_ns
 def test_no_secret_is_visible_in_any_process_environment_or_command_line(evaluator, fixture_op, tmp_path):
     os.environ["AKA_TEST_SECRET_API_KEY"] = "must-not-leak"        # set in this (the parent) process

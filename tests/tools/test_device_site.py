@@ -82,3 +82,27 @@ def test_site_on_path_installs_nothing_and_adds_only_a_folder_that_exists(repo):
     (repo / "site").mkdir()
     out = subprocess.run(run, cwd=repo, env=env, capture_output=True, text=True).stdout.strip()
     assert out == f"{repo / 'site'}:/x" and not calls.exists()
+
+
+def test_a_harness_probe_runs_only_with_time_left_and_saves_its_table(repo, tmp_path):
+    """`harness_probe` runs tools/harness_probe.py (a recording stand-in here) with --out in the
+    call's probe folder, prints its status and table tail, saves; with too little of BUDGET left
+    it says so and runs nothing."""
+    (repo / "tools" / "harness_probe.py").write_text("")
+    out = tmp_path / "out"
+    out.mkdir()
+    calls = repo / "calls.txt"
+    (repo / "bin" / "python3").write_text('#!/bin/sh\necho "$@" >> "$CALLS"\necho "row-a"\necho "row-b"\nexit 0\n')
+    env = {**os.environ, "PATH": f"{repo / 'bin'}:{os.environ['PATH']}", "CALLS": str(calls), "OUT": str(out),
+           "BUDGET": "100"}
+    script = ". tools/device_site.sh; call_begin aka-test-probe; harness_probe p1 30 1 OPDIR K.py --shape s; " \
+             "harness_probe p2 95 1 OPDIR K.py"
+    r = subprocess.run(["bash", "-c", script], cwd=repo, env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[:2] == ["probe p1 rc 0", "row-b"]
+    assert "probe p2 skipped" in r.stdout
+    recorded = calls.read_text().splitlines()
+    assert len(recorded) == 1 and recorded[0].startswith("tools/harness_probe.py OPDIR K.py --shape s --out ")
+    assert recorded[0].endswith("/aka-test-probe/probe/p1.json")
+    listing = subprocess.run(["tar", "tzf", str(out / "aka-test-probe.tgz")], capture_output=True, text=True).stdout
+    assert "./probe/p1.txt" in listing.split()

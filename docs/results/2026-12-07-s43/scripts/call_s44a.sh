@@ -24,23 +24,16 @@ if [ -z "${PROBES_ONLY:-}" ] && [ "$(left)" -ge 130 ]; then
   OUT="$W/k2" bash tools/h200_suite_bench.sh --budget-s "$(( $(left) < 200 ? $(left) : 200 ))" --label "$LABEL" --jobs 3 \
     --from "$W/from" --kernels "$NEWK" suites/kernel-patterns > "$W/k2/run.txt" 2>&1; echo "kernels rc $?"; save
 fi
-# probe NAME TIMEOUT TAIL OPDIR KERNEL ARGS...: one harness probe, if TIMEOUT + 10 s are left; its table's last TAIL lines
-probe() {
-  local name="$1" t="$2" n="$3"; shift 3
-  [ "$(left)" -ge $(( t + 10 )) ] || return 0
-  timeout "$t" python3 tools/harness_probe.py "$@" --out "$W/probe/$name.json" > "$W/probe/$name.txt" 2>&1
-  echo "probe $name rc $?"; tail -n "$n" "$W/probe/$name.txt" | cut -c1-160; save
-}
-probe rev 100 10 suites/kernel-patterns/reverse_rows reference_kernels/reverse_rows/flat_mirrored.py \
+harness_probe rev 100 10 suites/kernel-patterns/reverse_rows reference_kernels/reverse_rows/flat_mirrored.py \
   --shape bidir-6144x4096 --shape bidir-16384x1024 --point default --point VEC_FLIP=1 \
   --point VEC_FLIP=1,AUTO=0,BLOCK=1024,NUM_WARPS=4 --point VEC_FLIP=1,AUTO=0,BLOCK=2048,NUM_WARPS=8
-probe cumsum 80 6 suites/kernel-patterns/cumsum_rows reference_kernels/cumsum_rows/associative_scan_tile.py \
+harness_probe cumsum 80 6 suites/kernel-patterns/cumsum_rows reference_kernels/cumsum_rows/associative_scan_tile.py \
   --shape short-rows-16k --point default --point SHORT_BLOCK_N=256,SHORT_ROWS=4 --point SHORT_BLOCK_N=256,SHORT_ROWS=8 \
   --point SHORT_BLOCK_N=256,SHORT_ROWS=16,NUM_WARPS=8 --point SHORT_ROWS=16
-probe rowsum 80 6 suites/kernel-patterns/row_sum reference_kernels/row_sum/adaptive_single_launch.py \
+harness_probe rowsum 80 6 suites/kernel-patterns/row_sum reference_kernels/row_sum/adaptive_single_launch.py \
   --shape hidden-4k-rows-8192 --point default --point NUM_WARPS=8 --point TILE=8192,MAX_BLOCK_N=8192 \
   --point TILE=8192,MAX_BLOCK_N=8192,NUM_WARPS=8 --point TILE=2048
-probe linear 90 6 suites/llm-inference/linear_bf16 reference_kernels/linear_bf16/tma_persistent_flat.py \
+harness_probe linear 90 6 suites/llm-inference/linear_bf16 reference_kernels/linear_bf16/tma_persistent_flat.py \
   --shape llama3-8b-o_proj-prefill-4k --point default --point GROUP_M=16 --point GROUP_M=4 --point NUM_STAGES=3 \
   --point EPILOGUE_SUBTILE=false
 echo "=== wall $(( $(date +%s) - T0 )) s"
