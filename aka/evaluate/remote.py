@@ -15,6 +15,7 @@ from typing import Any, Iterator
 from aka.evaluate import kernel_cache
 from aka.evaluate.channel import Channel, ChannelError
 from aka.evaluate.gpu_lock import locks_root
+from aka.evaluate.server import wait_for_exits
 from aka.sandbox.limits import Limits
 from aka.spec import jobs
 
@@ -159,24 +160,22 @@ class Remote:
         """The verdict is decided: end the process without waiting for it to exit. Its CUDA
         context's teardown (about 0.1 s on an H200) then runs beside the judge's reply instead of
         before it; nothing of the candidate's runs after the SIGKILL, and whoever reaps orphans
-        (the worker server) collects it. AKA_WAIT_EXIT=1 waits for the exit as before."""
+        (the worker server) collects it. AKA_WAIT_EXIT=1 waits for the exit as before
+        (`server.wait_for_exits`)."""
         if not self.ended:
             try:
                 self.chan.send({"cmd": "bye"})
             except ChannelError:
                 pass
-            if os.environ.get("AKA_WAIT_EXIT") == "1":     # the old way, kept to measure the difference
+            if wait_for_exits():
                 self.kill()
-                return self._publish()
-            try:
-                os.killpg(self.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            self.ended = "closed"
-            self.chan.close()
-        self._publish()
-
-    def _publish(self) -> None:
+            else:
+                try:
+                    os.killpg(self.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+                self.ended = "closed"
+                self.chan.close()
         if self.shipped:
             kernel_cache.publish(self.workdir)
 

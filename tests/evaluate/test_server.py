@@ -65,9 +65,14 @@ print(json.dumps(out))
 """
 
 
+def _env(wait_exit: bool) -> dict:
+    """This environment with AKA_WAIT_EXIT set to 1 (the old waits) or absent."""
+    return {k: v for k, v in os.environ.items() if k != "AKA_WAIT_EXIT"} | ({"AKA_WAIT_EXIT": "1"} if wait_exit else {})
+
+
 def _run(crash: bool, wait_exit: bool = False) -> dict:
     code = textwrap.dedent(SCRIPT.format(root=str(ROOT), crash=crash))
-    env = {k: v for k, v in os.environ.items() if k != "AKA_WAIT_EXIT"} | ({"AKA_WAIT_EXIT": "1"} if wait_exit else {})
+    env = _env(wait_exit)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -123,7 +128,7 @@ print(json.dumps({{"wall_s": wall, "state": stat, "ended": remote.ended}}))
 
 
 def _close(wait_exit: bool) -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "AKA_WAIT_EXIT"} | ({"AKA_WAIT_EXIT": "1"} if wait_exit else {})
+    env = _env(wait_exit)
     done = subprocess.run([sys.executable, "-c", textwrap.dedent(CLOSE.format(root=str(ROOT)))],
                           capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
