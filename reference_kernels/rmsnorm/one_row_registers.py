@@ -10,6 +10,8 @@ params:
   NUM_WARPS: {values: [1, 2, 4, 8, 16], default: 8}
   EVICT_HINTS: {values: [0, 1], default: 0}
   REREAD: {values: [0, 1], default: 0}
+  STATIC_N: {values: [0, 1], default: 0}
+  W_FIRST: {values: [0, 1], default: 0}
 requires: []
 sources:
   - https://triton-lang.org/main/getting-started/tutorials/05-layer-norm.html
@@ -32,6 +34,10 @@ interleaved with it; docs/results/2026-12-07-s43/call1-probes/rms.txt): defaults
 (0.986x); EVICT_HINTS=1 36.35 (0.924x), with 16 warps 36.00 (0.927x). The second read from L2
 closes about two thirds of the gap and the eviction hints widen it; none reaches 1.0x. The
 defaults stay (the other shapes were not timed with REREAD); the tuner's space has both.
+Two more differences from Inductor's kernel, as points (session 44): its shapes are static, so the
+hidden size and the row stride are compile-time constants and its offsets int32; STATIC_N=1 does
+the same (one compiled kernel per hidden size; rows are contiguous here). W_FIRST=1 issues the
+weight's read before the reduction instead of after it.
 """
 
 import torch
@@ -41,30 +47,47 @@ import triton.language as tl
 NUM_WARPS = 8
 EVICT_HINTS = 0
 REREAD = 0
+STATIC_N = 0
+W_FIRST = 0
 
 
 @triton.jit
 def _rmsnorm_row(x_ptr, w_ptr, y_ptr, n_cols, x_stride, y_stride, eps, BLOCK: tl.constexpr,
-                 EVICT_HINTS: tl.constexpr = 0, REREAD: tl.constexpr = 0):
-    row = tl.program_id(0).to(tl.int64)
+                 EVICT_HINTS: tl.constexpr = 0, REREAD: tl.constexpr = 0, STATIC_N: tl.constexpr = 0,
+                 W_FIRST: tl.constexpr = 0, OFFSETS_32: tl.constexpr = 0):
     cols = tl.arange(0, BLOCK)
-    mask = cols < n_cols
-    x_row = x_ptr + row * x_stride + cols
+    if STATIC_N > 0:  # the hidden size compiled in (rows contiguous): constant offsets, int32 where they fit
+        if OFFSETS_32:
+            start = tl.program_id(0) * STATIC_N
+        else:
+            start = tl.program_id(0).to(tl.int64) * STATIC_N
+        x_row = x_ptr + start + cols
+        y_row = y_ptr + start + cols
+        n = STATIC_N
+    else:
+        row = tl.program_id(0).to(tl.int64)
+        x_row = x_ptr + row * x_stride + cols
+        y_row = y_ptr + row * y_stride + cols
+        n = n_cols
+    mask = cols < n  # all true, and folded away, when the row fills the block and n is static
+    if W_FIRST:  # the weight's L2 read issued beside the row's, before the reduction waits on both
+        w = tl.load(w_ptr + cols, mask=mask, other=0.0, eviction_policy="evict_last").to(tl.float32)
     if REREAD:
         x = tl.load(x_row, mask=mask, other=0.0, eviction_policy="evict_last").to(tl.float32)
     elif EVICT_HINTS:
         x = tl.load(x_row, mask=mask, other=0.0, eviction_policy="evict_first").to(tl.float32)
     else:
         x = tl.load(x_row, mask=mask, other=0.0).to(tl.float32)
-    inv_rms = tl.rsqrt(tl.sum(x * x, axis=0) / n_cols + eps)
+    inv_rms = tl.rsqrt(tl.sum(x * x, axis=0) / n + eps)
     if REREAD:  # the second read, from L2
         x = tl.load(x_row, mask=mask, other=0.0, eviction_policy="evict_first").to(tl.float32)
-    if EVICT_HINTS or REREAD:
-        w = tl.load(w_ptr + cols, mask=mask, other=0.0, eviction_policy="evict_last").to(tl.float32)
-    else:
-        w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+    if not W_FIRST:
+        if EVICT_HINTS or REREAD:
+            w = tl.load(w_ptr + cols, mask=mask, other=0.0, eviction_policy="evict_last").to(tl.float32)
+        else:
+            w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
     y = x * inv_rms * w
-    tl.store(y_ptr + row * y_stride + cols, y.to(y_ptr.dtype.element_ty), mask=mask)
+    tl.store(y_row, y.to(y_ptr.dtype.element_ty), mask=mask)
 
 
 class ModelNew(torch.nn.Module):
@@ -81,6 +104,8 @@ class ModelNew(torch.nn.Module):
         if n_rows > 0:
             _rmsnorm_row[(n_rows,)](
                 x2, self.weight, y, hidden, x2.stride(0), y.stride(0), self.eps,
-                BLOCK=triton.next_power_of_2(hidden), EVICT_HINTS=EVICT_HINTS, REREAD=REREAD, num_warps=NUM_WARPS,
+                BLOCK=triton.next_power_of_2(hidden), EVICT_HINTS=EVICT_HINTS, REREAD=REREAD,
+                STATIC_N=hidden if STATIC_N else 0, W_FIRST=W_FIRST, OFFSETS_32=x2.numel() < 2**31,
+                num_warps=NUM_WARPS,
             )
         return y.view(x.shape)

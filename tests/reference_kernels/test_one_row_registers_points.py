@@ -1,6 +1,6 @@
 """rmsnorm/one_row_registers at the points the suite test does not reach (it runs each kernel at
 its defaults and its smallest values): EVICT_HINTS = 1 and REREAD = 1, the second of which reads
-the row twice. Against the operator's reference on rows that fill a power-of-two block and rows
+the row twice; STATIC_N = 1 (the hidden size compiled in) and W_FIRST = 1 (the weight read first). Against the operator's reference on rows that fill a power-of-two block and rows
 that leave it masked. Interpreter here (tests/conftest.py; it ignores the eviction hints, so this
 checks what REREAD computes), a GPU where there is one."""
 
@@ -25,7 +25,8 @@ def modules():
     return kern, ref
 
 
-@pytest.mark.parametrize("point", [{"EVICT_HINTS": 1}, {"REREAD": 1}, {"REREAD": 1, "EVICT_HINTS": 1, "NUM_WARPS": 2}])
+@pytest.mark.parametrize("point", [{"EVICT_HINTS": 1}, {"REREAD": 1}, {"REREAD": 1, "EVICT_HINTS": 1, "NUM_WARPS": 2},
+                                   {"STATIC_N": 1}, {"STATIC_N": 1, "W_FIRST": 1, "REREAD": 1}, {"W_FIRST": 1}])
 @pytest.mark.parametrize("rows, hidden", [(3, 64), (2, 200)])
 def test_the_point_matches_the_reference(modules, monkeypatch, point, rows, hidden):
     kern, ref = modules
