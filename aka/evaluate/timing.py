@@ -16,14 +16,22 @@ from aka.hardware.devices import lookup
 from aka.spec.result import Comparison, Timing
 
 GRAPH_BELOW_US = 20.0
-TIMING_RULE = "covering-flush-shared-floor-static-compile-2026-12-05"
+TIMING_RULE = "covering-flush-shared-floor-static-compile-grouped-median-2026-12-07"
 """Names the rule GpuTimer times by; results timed under another rule must not be mixed with these
 (tools/suite_bench.py refuses to). Change it whenever a change to the timer moves its figures.
 2026-12-04: the covering L2 flush before event-timed calls. 2026-12-05: graph-timed calls add one
 launch floor shared by every process timing on the GPU (`shared_floor_us`), where each process
 had read its own, 0.70 to 2.05 µs apart within one evaluation. Later that day: the torch.compile
 baseline is compiled for each shape alone (`loading.compiled_reference`); before, every shape after
-a process's first got Dynamo's graph with symbolic sizes."""
+a process's first got Dynamo's graph with symbolic sizes. 2026-12-07: samples on a clock's grid
+(the H200's CUPTI spans step by 0.25 µs) get the median for grouped data (`stats`, `clock_tick`);
+before, every graph-timed figure was the launch floor plus a whole number of steps."""
+TICK_MIN_SAMPLES = 8
+TICK_MIN_US = 0.01
+TICK_MAX_US = 1.0
+TICK_SLACK = 0.05
+"""`clock_tick`'s limits: a grid finer than 10 ns moves no figure this harness reports, and no
+device clock it reads steps by more than 1 µs."""
 L2_FLUSH_BYTES = 256 * 1024 * 1024
 """Read (not written) before every timed call: evicts the L2 and leaves it clean, so the timed
 kernel neither hits on stale lines nor pays for writing back the flush's own dirty lines."""
@@ -62,15 +70,43 @@ def flush_bytes(device_name: str, l2_bytes: int) -> int:
     return max(L2_FLUSH_BYTES, 4 * cache)
 
 
+def clock_tick(samples_us: Sequence[float]) -> float:
+    """The step of the grid timing samples sit on, or 0.0 when they sit on none.
+
+    A clock that ticks every q µs reports a span of s µs as one of the two multiples of q around
+    it, the upper one with probability frac(s / q) when the span starts at a random phase of the
+    tick: the median of such samples snaps to the grid (on the H200 the graph-timed decode figures
+    of session 43 all read the launch floor plus a multiple of 0.25 µs), while their distribution
+    still holds s. A grid is recognised when there are at least TICK_MIN_SAMPLES samples, at most
+    half as many distinct values, and every step between neighbouring distinct values is a whole
+    multiple (within TICK_SLACK of a step) of the smallest, which lies in [TICK_MIN_US, TICK_MAX_US]."""
+    n = len(samples_us)
+    if n < TICK_MIN_SAMPLES:
+        return 0.0
+    distinct = sorted({round(x, 4) for x in samples_us})
+    if len(distinct) < 2 or len(distinct) > n // 2:
+        return 0.0
+    steps = [b - a for a, b in zip(distinct, distinct[1:])]
+    tick = min(steps)
+    if not TICK_MIN_US <= tick <= TICK_MAX_US:
+        return 0.0
+    if any(abs(step / tick - round(step / tick)) > TICK_SLACK for step in steps):
+        return 0.0
+    return round(tick, 4)
+
+
 def stats(samples_us: Sequence[float], method: str) -> Timing:
-    """Median, IQR, coefficient of variation and minimum of timing samples."""
+    """Median, IQR, coefficient of variation and minimum of timing samples. Samples on a clock's
+    grid (`clock_tick`) get the median for grouped data, interpolated within the tick, so that two
+    kernels less than a tick apart are not read as equal or as a whole tick apart."""
     xs = sorted(samples_us)
     n = len(xs)
     q1, q3 = xs[n // 4], xs[(3 * n) // 4] if n > 1 else xs[0]
     mean = statistics.fmean(xs)
     cv = statistics.pstdev(xs) / mean if n > 1 and mean > 0 else 0.0
-    return Timing(median_us=statistics.median(xs), iqr_us=q3 - q1, cv=cv, reps=n,
-                  method=method, min_us=xs[0])
+    tick = clock_tick(xs)
+    median = statistics.median_grouped(xs, interval=tick) if tick else statistics.median(xs)
+    return Timing(median_us=median, iqr_us=q3 - q1, cv=cv, reps=n, method=method, min_us=xs[0], tick_us=tick)
 
 
 def bench_cpu(calls: Sequence[Callable[[], object]], reps: int = 3, method: str | None = None) -> Timing:

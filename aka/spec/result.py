@@ -70,6 +70,10 @@ class Timing:
     min_us: float = 0.0
     note: str = ""
     """Anything unusual about how this was measured (e.g. a graph capture that failed)."""
+    tick_us: float = 0.0
+    """The step of the grid the samples sit on, when the clock that took them has one (CUPTI's
+    device spans on the H200 step by 0.25 µs): `median_us` is then the median for grouped data,
+    interpolated within the step. 0.0: no grid, the plain median."""
 
 
 @dataclass

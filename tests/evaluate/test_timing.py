@@ -2,13 +2,72 @@
 
 import pytest
 
-from aka.evaluate.timing import SETTLE_ROUNDS, bench_cpu, decide, settled, stats
+import random
+import statistics
+
+from aka.evaluate.timing import SETTLE_ROUNDS, bench_cpu, clock_tick, decide, settled, stats
 
 
 def test_stats_median_iqr_cv():
     t = stats([10.0, 11.0, 9.0, 10.0, 30.0], "events")
     assert t.median_us == 10.0 and t.min_us == 9.0 and t.reps == 5 and t.method == "events"
     assert t.iqr_us == pytest.approx(1.0) and t.cv > 0.4
+
+
+def _on_a_grid(span_us: float, tick_us: float, n: int, seed: int, jitter_us: float = 0.0) -> list[float]:
+    """What a clock stepping every `tick_us` reads for spans of `span_us` (plus Gaussian jitter)
+    that start at random phases of its tick: the difference of the truncated end and start."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        start = rng.uniform(0.0, 1000.0)
+        end = start + span_us + rng.gauss(0.0, jitter_us)
+        out.append((int(end / tick_us) - int(start / tick_us)) * tick_us)
+    return out
+
+
+def test_samples_on_a_clocks_grid_get_the_median_within_the_tick():
+    """Spans of 1.60 and 1.70 µs on a 0.25 µs clock: the plain median reads 1.50 and 1.75 (a whole
+    tick, 17 % apart); the grouped median reads each within 0.05 µs of its span."""
+    for span in (1.60, 1.70, 2.05):
+        xs = [x + 0.6 for x in _on_a_grid(span, 0.25, 400, seed=int(span * 100))]
+        t = stats(xs, "graph")
+        assert t.tick_us == pytest.approx(0.25)
+        assert t.median_us == pytest.approx(span + 0.6, abs=0.05)
+    a, b = (stats(_on_a_grid(s, 0.25, 400, seed=7), "graph") for s in (1.60, 1.70))
+    assert b.median_us / a.median_us == pytest.approx(1.70 / 1.60, abs=0.03)
+
+
+def test_jittered_spans_on_a_grid_keep_their_median():
+    xs = _on_a_grid(3.3, 0.25, 300, seed=3, jitter_us=0.2)
+    t = stats(xs, "graph")
+    assert t.tick_us == pytest.approx(0.25) and t.median_us == pytest.approx(3.3, abs=0.06)
+
+
+def test_samples_off_any_grid_keep_the_plain_median():
+    rng = random.Random(1)
+    xs = [10.0 + rng.gauss(0.0, 0.3) for _ in range(100)]
+    t = stats(xs, "events")
+    assert clock_tick(xs) == 0.0 and t.tick_us == 0.0
+    assert t.median_us == sorted(xs)[49] / 2 + sorted(xs)[50] / 2
+
+
+@pytest.mark.parametrize("xs", [
+    [1.5, 1.75] * 3,                                  # too few samples to call it a grid
+    [1.5 + 0.25 * (i % 8) for i in range(12)],        # more than half the values distinct
+    [1.0, 1.3, 1.0, 1.3, 1.5, 1.5, 1.0, 1.3, 1.5, 1.0],   # steps 0.3 and 0.2: no common tick
+    [10.0, 12.0] * 10,                                # a 2 µs step is no clock's tick
+])
+def test_what_is_not_called_a_grid(xs):
+    assert clock_tick(xs) == 0.0
+    assert stats(xs, "graph").median_us == pytest.approx(sorted(xs)[len(xs) // 2 - 1] / 2 + sorted(xs)[len(xs) // 2] / 2)
+
+
+def test_the_cuda_event_grid_moves_an_events_median_by_less_than_its_tick():
+    xs = _on_a_grid(33.01, 0.032, 200, seed=5, jitter_us=0.3)
+    t = stats(xs, "events")
+    assert t.tick_us == pytest.approx(0.032)
+    assert abs(t.median_us - statistics.median(xs)) < 0.032
 
 
 def test_decide_accepts_a_clear_win():
