@@ -9,6 +9,11 @@ on a finer clock, CUDA events around replays of a graph of the same calls withou
 divided by their count (warm L2, so not the same quantity: it says whether the steps are real).
 
     python3 tools/span_grid_probe.py [--reps 600] [--out spans.json]
+
+With --sessions DIR (no GPU needed) it reads instead the graph-timed figures an earlier run wrote
+(every baselines.json and candidates' eval.json under DIR) and counts how many sit on the launch
+floor plus a multiple of half a --tick (default 0.25 µs; a median of an even number of samples
+can fall between two ticks), with the figures' IQRs in ticks.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import argparse
 import json
 import statistics
 import sys
+from collections import Counter
 from pathlib import Path
 
 
@@ -25,7 +31,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=600)
     ap.add_argument("--sizes-kib", default="4,64,256,1024,4096")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--sessions", type=Path, help="count graph figures of earlier sessions on the grid instead")
+    ap.add_argument("--tick", type=float, default=0.25)
+    ap.add_argument("--floor", type=float, help="the launch floor they added (default: read from their notes)")
     args = ap.parse_args(argv)
+    if args.sessions:
+        return recorded(args.sessions, args.tick, args.floor)
 
     import torch
     from torch.profiler import ProfilerActivity, profile
@@ -77,6 +88,40 @@ def main(argv: list[str] | None = None) -> int:
         gm = f"{r['grouped_median_us']:.3f}" if r["grouped_median_us"] is not None else "—"
         print(f"| {r['kib']} | {r['n']} | {r['n_distinct']} | {r['step_us']:.4f} | {r['median_us']:.3f} | "
               f"{r['mean_us']:.3f} | {gm} | {r['warm_events_us']:.3f} |")
+    return 0
+
+
+def graph_figures(root: Path) -> list[tuple[str, dict]]:
+    """(where, timing) of every graph-timed figure in baselines.json and eval.json files under ROOT."""
+    out = []
+    for path in sorted(root.rglob("baselines.json")):
+        for key, sides in json.loads(path.read_text()).items():
+            out += [(f"{path.parent.name} {key} {name}", t) for name, t in sides.items() if t.get("method") == "graph"]
+    for path in sorted(root.rglob("eval.json")):
+        for shape in json.loads(path.read_text()).get("shapes", []):
+            t = shape.get("time") or {}
+            if t.get("method") == "graph":
+                out.append((f"{path.parent.parent.parent.name} {path.parent.name} {shape.get('shape')}", t))
+    return out
+
+
+def recorded(root: Path, tick: float, floor: float | None) -> int:
+    figures = graph_figures(root)
+    if not figures:
+        print(f"no graph-timed figures under {root}", file=sys.stderr)
+        return 1
+    on, iqrs = 0, []
+    for _, t in figures:
+        f = floor
+        if f is None:
+            words = t.get("note", "").split("floor ")
+            f = float(words[1].split()[0]) if len(words) > 1 else 0.0
+        # the note rounds the floor to 0.01 µs: allow that much beside the half-tick
+        steps = (t["median_us"] - f) / (tick / 2)
+        on += abs(steps - round(steps)) * tick / 2 <= 0.006
+        iqrs.append(round(t["iqr_us"] / tick, 2))
+    print(f"{on} of {len(figures)} graph-timed figures under {root} read the floor plus a multiple of {tick / 2:g} µs")
+    print("IQRs in ticks:", dict(sorted(Counter(iqrs).items())))
     return 0
 
 
