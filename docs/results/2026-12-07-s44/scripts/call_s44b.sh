@@ -5,13 +5,15 @@
 #  2. GPU correctness of rmsnorm/one_row_registers with its new points (STATIC_N, W_FIRST);
 #  3. probes at issue 9's two shapes below torch.compile: rmsnorm llama3-70b-prefill-4k (the new points),
 #     silu_and_mul llama3-8b-decode-1 (flat_1d's block sizes, now that graph figures are off the grid);
-#  4. the tuner (issue 9) on OPS (default: rmsnorm silu_and_mul, the two with a shape below), MIN minutes each (default 1.2), with the rest.
+#  4. (steps 1-3 skipped with TUNER_ONLY=1, for the session's later calls on the other operators)
+#     the tuner (issue 9) on OPS (default: rmsnorm silu_and_mul, the two with a shape below), MIN minutes each (default 1.2), with the rest.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . tools/device_site.sh
 call_begin s44b; mkdir -p "$W/probe" "$W/tests" "$W/opt"
 card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "card: $card"; echo "$card" > "$W/tests/card.txt"
 export PYTHONPATH="$PWD"; carried_wheels || exit 3
+if [ -z "${TUNER_ONLY:-}" ]; then
 timeout 60 python3 tools/span_grid_probe.py --out "$W/probe/spans.json" > "$W/probe/spans.txt" 2>&1; echo "spans rc $?"
 tail -n 7 "$W/probe/spans.txt" | cut -c1-160; save
 bash tools/device_kernel_tests.sh "$W/tests" "one_row_registers and rmsnorm and not fused_add" \
@@ -24,6 +26,7 @@ harness_probe rms 100 8 suites/llm-inference/rmsnorm reference_kernels/rmsnorm/o
 harness_probe silu 70 7 suites/llm-inference/silu_and_mul reference_kernels/silu_and_mul/flat_1d.py \
   --shape llama3-8b-decode-1 --point BLOCK=512,NUM_WARPS=4 --point BLOCK=1024,NUM_WARPS=4 --point BLOCK=512,NUM_WARPS=2 \
   --point BLOCK=4096,NUM_WARPS=8 --point BLOCK=1024,NUM_WARPS=2
+fi
 case "$card" in *H200*) ;; *) echo "not an H200: issue 9's tuner run wants one"; exit 0 ;; esac
 if [ "$(left)" -ge 200 ]; then
   OUT="$W/opt" timeout "$(( $(left) - 15 ))" bash tools/h200_optimize.sh 200 ${OPS:-rmsnorm silu_and_mul} \
