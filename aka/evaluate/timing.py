@@ -105,7 +105,9 @@ def stats(samples_us: Sequence[float], method: str) -> Timing:
     mean = statistics.fmean(xs)
     cv = statistics.pstdev(xs) / mean if n > 1 and mean > 0 else 0.0
     tick = clock_tick(xs)
-    median = statistics.median_grouped(xs, interval=tick) if tick else statistics.median(xs)
+    # median_grouped counts the samples equal to the middle one: the ones on the same tick must be
+    # equal as floats, so each is taken as clock_tick saw it (to 0.1 ns)
+    median = statistics.median_grouped([round(x, 4) for x in xs], interval=tick) if tick else statistics.median(xs)
     return Timing(median_us=median, iqr_us=q3 - q1, cv=cv, reps=n, method=method, min_us=xs[0], tick_us=tick)
 
 

@@ -38,6 +38,12 @@ def test_samples_on_a_clocks_grid_get_the_median_within_the_tick():
     assert b.median_us / a.median_us == pytest.approx(1.70 / 1.60, abs=0.03)
 
 
+def test_float_noise_on_the_grid_does_not_split_a_tick():
+    """Samples converted through other units differ in their last bits: still one tick each."""
+    xs = [x + 0.5984 + (i % 3) * 1e-12 for i, x in enumerate(_on_a_grid(1.6, 0.25, 400, seed=11))]
+    assert stats(xs, "graph").median_us == pytest.approx(2.1984, abs=0.05)
+
+
 def test_jittered_spans_on_a_grid_keep_their_median():
     xs = _on_a_grid(3.3, 0.25, 300, seed=3, jitter_us=0.2)
     t = stats(xs, "graph")
