@@ -15,7 +15,8 @@ Order of work, each step one candidate:
 3. tune: for the shape next in turn (by weight; two turns in three go to the shapes still behind a
    baseline, when any are), the family that wins it, a parameter point asked
    from Optuna's TPE sampler fitted on that family's measured times at that shape (a Bayesian
-   optimizer; after a dropout a random sampler, away from the families to avoid). The point is
+   optimizer; after a dropout a random sampler, away from the families to avoid), after the points
+   the kernel's front matter declares for that shape (`points`, measured by its author). The point is
    judged at that shape alone (a focused trial, `Proposal.focus`: the first rung of halving over
    shapes); it is never promoted itself, and a point that wins its shape enters the next
    dispatcher, which is judged at every shape, held-out ones included, and compared.
@@ -215,15 +216,16 @@ class Tuner:
     # --- proposing ----------------------------------------------------------------------------
     def upcoming(self, ctx: ProposalContext, limit: int = UPCOMING_MAX) -> list[Candidate]:
         """Configurations this tuner may propose, about in the order it reaches them: every
-        family's defaults (the screen); once screened, the whole space of the family the next
+        family's defaults (the screen), the points their front matter declares; once screened, the whole space of the family the next
         tuning turns will ask of (`_next_spaces`); then the families' spaces taken in turn. What a
         harness can compile ahead of their evaluation (the warmer compiles the first listed first)."""
         families = [f for f in self.families(ctx) if f.key not in ctx.avoid_families]
         screen = [(f, {}) for f in families]
+        declared = [(f, point.params) for f in families for point in f.meta.points]
         turns = [(f, p) for row in itertools.zip_longest(*(f.space() for f in families))
                  for f, p in zip(families, row) if p is not None]
         out: dict[str, Candidate] = {}
-        for fam, params in screen + self._next_spaces(ctx) + turns:
+        for fam, params in screen + declared + self._next_spaces(ctx) + turns:
             cand = fam.candidate(params, None, "")
             out.setdefault(cand.hash, cand)
             if len(out) == limit:
@@ -374,7 +376,11 @@ class Tuner:
         return sorted(families, key=lambda f: (f.key in ctx.avoid_families, times.get(f.key, float("inf")), f.key))
 
     def _ask(self, fam: Family, sid: str, ctx: ProposalContext, tried: set[str]) -> dict[str, Any] | None:
-        """An untried parameter point of `fam`, chosen for shape `sid`."""
+        """An untried parameter point of `fam`, chosen for shape `sid`: the first of the points its
+        front matter declares for that shape not tried yet, else one from the sampler."""
+        for point in fam.meta.points_for(sid):
+            if fam.candidate(point, None, "").hash not in tried:
+                return point
         mine = [t for t in ctx.trials if t.family == fam.key and (t.status != "accepted" or sid in t.times_us)]
         return ask_point(fam, ctx, tried, mine,
                          lambda t: t.times_us[sid] if t.status == "accepted" and sid in t.times_us else None)

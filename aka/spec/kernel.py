@@ -11,7 +11,7 @@ import yaml
 
 from aka.errors import SpecError
 
-FIELDS = ("op", "strategy", "techniques", "dsl", "vendors", "archs", "params", "requires", "sources")
+FIELDS = ("op", "strategy", "techniques", "dsl", "vendors", "archs", "params", "points", "requires", "sources")
 REQUIRED = ("op", "strategy", "dsl")
 REQUIREMENTS = ("gpu",)
 
@@ -22,6 +22,15 @@ class Param:
 
     values: tuple[Any, ...]
     default: Any
+
+
+@dataclass(frozen=True)
+class Point:
+    """A parameter point the kernel's author measured worth trying first (the rest at defaults),
+    at the shapes named, or at every shape when none are."""
+
+    params: dict[str, Any]
+    shapes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -36,6 +45,8 @@ class KernelMeta:
     vendors: tuple[str, ...] = ()
     archs: tuple[str, ...] = ()
     params: dict[str, Param] = field(default_factory=dict)
+    points: tuple[Point, ...] = ()
+    """Points the tuner tries before it asks its sampler (`points_for`)."""
     requires: tuple[str, ...] = ()
     """'gpu' when the interpreter cannot run it; `requires_reason` says why."""
     requires_reason: str = ""
@@ -45,6 +56,10 @@ class KernelMeta:
 
     def defaults(self) -> dict[str, Any]:
         return {k: p.default for k, p in self.params.items()}
+
+    def points_for(self, shape_id: str) -> list[dict[str, Any]]:
+        """The declared points for one shape, in their order, each a whole point (defaults filled in)."""
+        return [{**self.defaults(), **p.params} for p in self.points if not p.shapes or shape_id in p.shapes]
 
 
 def read_kernel_meta(path: str | Path) -> KernelMeta:
@@ -89,6 +104,7 @@ def parse_kernel_meta(source: str, f: str, fill: dict[str, Any] | None = None) -
         if spec["default"] not in values:
             raise SpecError(f, f"params.{name}", f"default {spec['default']!r} is not among values {list(values)}", line=1)
         params[name] = Param(values=values, default=spec["default"])
+    points = tuple(_point(f, i, item, params) for i, item in enumerate(_list(f, data, "points")))
     requires = tuple(_list(f, data, "requires"))
     bad = [r for r in requires if r not in REQUIREMENTS]
     if bad:
@@ -104,11 +120,35 @@ def parse_kernel_meta(source: str, f: str, fill: dict[str, Any] | None = None) -
         vendors=tuple(_list(f, data, "vendors")),
         archs=tuple(str(a) for a in _list(f, data, "archs")),
         params=params,
+        points=points,
         requires=requires,
         requires_reason=str(data.get("requires_reason") or ""),
         sources=tuple(_list(f, data, "sources")),
         summary=body[end + 4:].strip(),
     )
+
+
+def _point(f: str, i: int, item: Any, params: dict[str, Param]) -> Point:
+    """One entry of `points`: parameter values (each declared, each among its values) and an
+    optional `shapes` list of shape ids."""
+    where = f"points[{i}]"
+    if not isinstance(item, dict) or not item:
+        raise SpecError(f, where, "expected a mapping of parameters to values (and optionally shapes: [ids])", line=1)
+    values = {k: v for k, v in item.items() if k != "shapes"}
+    for name, value in values.items():
+        if name not in params:
+            raise SpecError(f, f"{where}.{name}", f"not a declared parameter (declared: {', '.join(params) or 'none'})",
+                            line=1)
+        if value not in params[name].values:
+            raise SpecError(f, f"{where}.{name}", f"{value!r} is not among values {list(params[name].values)}", line=1)
+    shapes = item.get("shapes") or []
+    if isinstance(shapes, str):
+        shapes = [shapes]
+    if not isinstance(shapes, list) or not all(isinstance(s, str) and s for s in shapes):
+        raise SpecError(f, f"{where}.shapes", f"expected a list of shape ids, got {item.get('shapes')!r}", line=1)
+    if not values:
+        raise SpecError(f, where, "names no parameter", line=1)
+    return Point(params=values, shapes=tuple(shapes))
 
 
 def _list(f: str, data: dict, key: str) -> list:

@@ -319,6 +319,28 @@ def test_tuning_points_are_judged_at_their_shape_alone_and_only_its_times_rank_t
     assert QDTuner([kernels]).focuses is False
 
 
+def test_declared_points_are_tried_first_at_their_shapes_then_the_sampler(kernels):
+    """A kernel's `points` come before the sampler's, in their order, each once, and only at the
+    shapes they name; once tried they feed the sampler like any trial."""
+    path = kernels / "rmsnorm" / "one_row_registers.py"
+    path.write_text(path.read_text().replace("requires: []\n", "requires: []\npoints:\n"
+                                             f"  - {{NUM_WARPS: 16, REREAD: 1, shapes: [{SHAPES[1]}]}}\n"
+                                             "  - {NUM_WARPS: 2}\n", 1))
+    tuner = Tuner([kernels])
+    fam = next(f for f in tuner.families(ctx()) if f.key == "rmsnorm/one_row_registers.py")
+    defaults = fam.meta.defaults()
+    first = tuner._ask(fam, SHAPES[1], ctx(), set())
+    assert first == {**defaults, "NUM_WARPS": 16, "REREAD": 1}
+    assert tuner._ask(fam, SHAPES[0], ctx(), set()) == {**defaults, "NUM_WARPS": 2}   # not named there
+    tried = {fam.candidate(first, None, "").hash}
+    assert tuner._ask(fam, SHAPES[1], ctx(), tried) == {**defaults, "NUM_WARPS": 2}
+    tried.add(fam.candidate({"NUM_WARPS": 2}, None, "").hash)
+    sampled = tuner._ask(fam, SHAPES[1], ctx(), tried)
+    assert sampled is not None and fam.candidate(sampled, None, "").hash not in tried
+    ahead = [c.params for c in tuner.upcoming(ctx())]             # compiled ahead right after the screen
+    assert ahead[3:5] == [{**defaults, "NUM_WARPS": 16, "REREAD": 1}, {**defaults, "NUM_WARPS": 2}]
+
+
 def test_a_point_focused_elsewhere_is_not_a_failure_for_this_shape(kernels, monkeypatch):
     import aka.propose.tuner as tuner_mod
 
@@ -409,14 +431,16 @@ def test_once_screened_upcoming_lists_first_the_space_the_next_turn_asks_of(kern
         p = tuner.propose(ctx(trials))
         fast = p.candidate.family.endswith("multi_row_tile.py")
         trials.append(trial(p, {s.id: 5.0 if fast else 9.0 for s in SPEC.cpu_shapes}))
+    declared = sum(len(f.meta.points) for f in tuner.families(ctx()))         # the shipped kernels' points
     before = tuner.upcoming(ctx(trials[:2]))
     assert [c.family for c in before[:3]] == [f"rmsnorm/{n}" for n in sorted(THREE)]      # still screening
-    assert before[3].family == "rmsnorm/blocked_columns.py"                  # then the spaces in turn
+    assert before[3 + declared].family == "rmsnorm/blocked_columns.py"      # then the spaces in turn
     up = tuner.upcoming(ctx(trials))
     space = next(f for f in tuner.families(ctx()) if f.key == "rmsnorm/multi_row_tile.py").space()
-    nxt = up[3:3 + len(space) - 1]                                           # its defaults were screened
+    start = 3 + declared
+    nxt = up[start:start + len(space) - 1]                                   # its defaults were screened
     assert {c.family for c in nxt} == {"rmsnorm/multi_row_tile.py"} and len({c.hash for c in nxt}) == len(space) - 1
-    assert up[3 + len(space) - 1].family != "rmsnorm/multi_row_tile.py" or len(up) == 3 + len(space) - 1
+    assert up[start + len(space) - 1].family != "rmsnorm/multi_row_tile.py" or len(up) == start + len(space) - 1
     assert len({c.hash for c in up}) == len(up)                                # each configuration once
     p = tuner.propose(ctx(trials))
     assert p.focus and p.candidate.hash in {c.hash for c in nxt}            # the point asked is among them
