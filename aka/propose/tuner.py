@@ -16,7 +16,7 @@ Order of work, each step one candidate:
    baseline, when any are), the family that wins it, a parameter point asked
    from Optuna's TPE sampler fitted on that family's measured times at that shape (a Bayesian
    optimizer; after a dropout a random sampler, away from the families to avoid), after the points
-   the kernel's front matter declares for that shape (`points`, measured by its author). The point is
+   the kernel's front matter declares for that shape (`points`, its author's first guesses). The point is
    judged at that shape alone (a focused trial, `Proposal.focus`: the first rung of halving over
    shapes); it is never promoted itself, and a point that wins its shape enters the next
    dispatcher, which is judged at every shape, held-out ones included, and compared.

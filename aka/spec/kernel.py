@@ -26,8 +26,8 @@ class Param:
 
 @dataclass(frozen=True)
 class Point:
-    """A parameter point the kernel's author measured worth trying first (the rest at defaults),
-    at the shapes named, or at every shape when none are."""
+    """A parameter point the kernel's author found worth trying first (measured, or argued in the
+    docstring; the rest at defaults), at the shapes named, or at every shape when none are."""
 
     params: dict[str, Any]
     shapes: tuple[str, ...] = ()
