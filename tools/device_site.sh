@@ -43,3 +43,26 @@ harness_probe() {
   timeout "$t" python3 tools/harness_probe.py "$@" --out "$W/probe/$name.json" > "$W/probe/$name.txt" 2>&1
   echo "probe $name rc $?"; tail -n "$n" "$W/probe/$name.txt" | cut -c1-160; save
 }
+
+# tuner_step DIR MIN OP...: tools/h200_optimize.sh (the tuner, 200 iterations, MIN minutes an operator)
+# over the OPs into DIR, under `timeout` of what is left of BUDGET less 20 s; prints its exit status.
+# A run the timeout cut short wrote no optimize_bench.json to DIR: what the operators it finished
+# wrote in its stage folder (the newest $TMPDIR/aka-optimize-*, /tmp by default) is kept instead,
+# with its rendering.
+# Then saves. Needs call_begin.
+tuner_step() {
+  local dir="$1" min="$2" st; shift 2
+  mkdir -p "$dir"
+  OUT="$dir" timeout "$(( $(left) - 20 ))" bash tools/h200_optimize.sh 200 "$@" --time-limit "$min" \
+    > "$dir/run.txt" 2>&1
+  echo "optimize rc $?"
+  if [ ! -f "$dir/optimize_bench.json" ]; then
+    st=$(ls -dt "${TMPDIR:-/tmp}"/aka-optimize-* 2>/dev/null | head -1)
+    if [ -n "$st" ] && [ -f "$st/optimize_bench.json" ]; then
+      cp "$st/optimize_bench.json" "$dir/"
+      tar czf "$dir/details.tgz" -C "$st" --exclude optimize_bench.json . 2>/dev/null
+      python3 tools/optimize_bench.py --render "$dir/optimize_bench.json" > "$dir/optimize_bench.md" 2>/dev/null
+    fi
+  fi
+  save
+}

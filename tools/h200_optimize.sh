@@ -15,7 +15,7 @@ export PYTHONUNBUFFERED=1 AKA_CACHE_DIR=/tmp/aka-cache
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 : "${OUT:?set OUT to the folder for the results}"
 iters="$1"; shift
-stage=$(mktemp -d /tmp/aka-optimize-XXXXXX)
+stage=$(mktemp -d "${TMPDIR:-/tmp}/aka-optimize-XXXXXX")
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
 git rev-parse HEAD >> "$OUT/gpu.txt" 2>/dev/null
 python3 -m aka doctor --calibrate --json > "$OUT/calibration.json" 2> "$stage/calibration.log" || tail -5 "$stage/calibration.log"

@@ -356,27 +356,15 @@ class GpuTimer:
             graph = self._graph([lambda: empty[(1,)](arg)], inner=20, flush=False)
             for _ in range(FLOOR_WARM_REPLAYS):
                 graph.replay()
-            medians = []
-            for _ in range(FLOOR_BATCHES):
-                starts, ends = self._events(40)
-                for i in range(40):
-                    starts[i].record()
-                    graph.replay()
-                    ends[i].record()
-                self.torch.cuda.synchronize()
-                medians.append(stats([s.elapsed_time(e) * 1e3 / 20 for s, e in zip(starts, ends)], "graph").median_us)
-            self._floor = min(medians)
+            self._floor = min(self.replayed_us(graph, 20) for _ in range(FLOOR_BATCHES))
         return self._floor
 
-    def _graph_bench(self, calls: Sequence[Callable[[], object]], reps: int, inner: int = 10) -> Timing:
-        """Short calls: `inner` flushed calls replayed in a CUDA graph under torch.profiler. Per
-        call: its device span from CUPTI (first activity start to last activity end, gaps between
-        its kernels included) plus one graph launch floor, i.e. what the call adds to a
-        graph-replayed step. Flushes and launch overhead outside the graph are not counted."""
+    def span_samples(self, calls: Sequence[Callable[[], object]], reps: int, inner: int = 10) -> list[float]:
+        """Each call's CUPTI device span (µs, no floor added) over about `reps` calls: `inner`
+        flushed calls captured in a graph, replayed under torch.profiler."""
         from torch.profiler import ProfilerActivity, profile
 
         torch = self.torch
-        floor = self.launch_floor_us()
         graph = self._graph(calls, inner, flush=True)
         with profile(activities=[ProfilerActivity.CUDA]) as prof:
             for _ in range(-(-reps // inner)):
@@ -385,7 +373,26 @@ class GpuTimer:
         acts = [(ev.name(), ev.start_ns() / 1e3, (ev.start_ns() + ev.duration_ns()) / 1e3)
                 for ev in prof.profiler.kineto_results.events()
                 if ev.device_type() == torch.autograd.DeviceType.CUDA]
-        spans = call_spans(acts)
+        return call_spans(acts)
+
+    def replayed_us(self, graph: object, per_replay: int, replays: int = 40) -> float:
+        """Median µs per captured call over `replays` event-timed replays of `graph`, which holds
+        `per_replay` calls (launch and all: no profiler, no flush of its own)."""
+        starts, ends = self._events(replays)
+        for i in range(replays):
+            starts[i].record()
+            graph.replay()
+            ends[i].record()
+        self.torch.cuda.synchronize()
+        return stats([s.elapsed_time(e) * 1e3 / per_replay for s, e in zip(starts, ends)], "graph").median_us
+
+    def _graph_bench(self, calls: Sequence[Callable[[], object]], reps: int, inner: int = 10) -> Timing:
+        """Short calls: `inner` flushed calls replayed in a CUDA graph under torch.profiler. Per
+        call: its device span from CUPTI (first activity start to last activity end, gaps between
+        its kernels included) plus one graph launch floor, i.e. what the call adds to a
+        graph-replayed step. Flushes and launch overhead outside the graph are not counted."""
+        floor = self.launch_floor_us()
+        spans = self.span_samples(calls, reps, inner)
         if len(spans) < reps // 2:
             raise RuntimeError(f"the profiler saw {len(spans)} calls, expected {reps}")
         timing = stats([x + floor for x in spans], "graph")

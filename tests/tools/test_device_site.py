@@ -106,3 +106,44 @@ def test_a_harness_probe_runs_only_with_time_left_and_saves_its_table(repo, tmp_
     assert recorded[0].endswith("/aka-test-probe/probe/p1.json")
     listing = subprocess.run(["tar", "tzf", str(out / "aka-test-probe.tgz")], capture_output=True, text=True).stdout
     assert "./probe/p1.txt" in listing.split()
+
+
+def _tuner_repo(repo: Path, optimize: str) -> None:
+    """tools/h200_optimize.sh replaced by OPTIMIZE (a shell body); python3 (the render) records its
+    arguments and prints a table line."""
+    (repo / "tools" / "h200_optimize.sh").write_text(optimize)
+    (repo / "bin" / "python3").write_text('#!/bin/sh\necho "$@" >> "$CALLS"\necho "| op | rendered |"\n')
+
+
+def _tuner_step(repo: Path, tmp_path: Path, budget: int) -> tuple[subprocess.CompletedProcess, Path]:
+    out, stages = tmp_path / "out", tmp_path / "stages"
+    out.mkdir(exist_ok=True)
+    stages.mkdir(exist_ok=True)
+    env = {**os.environ, "PATH": f"{repo / 'bin'}:{os.environ['PATH']}", "CALLS": str(repo / "calls.txt"),
+           "OUT": str(out), "BUDGET": str(budget), "TMPDIR": str(stages)}
+    script = '. tools/device_site.sh; call_begin aka-test-tuner; tuner_step "$W/opt" 0.5 rmsnorm softmax; ls "$W/opt"'
+    return subprocess.run(["bash", "-c", script], cwd=repo, env=env, capture_output=True, text=True), out
+
+
+def test_a_tuner_step_passes_its_operators_and_keeps_what_the_run_wrote(repo, tmp_path):
+    _tuner_repo(repo, 'echo "$@" > "$OUT/args.txt"; echo "{}" > "$OUT/optimize_bench.json"\n')
+    r, out = _tuner_step(repo, tmp_path, budget=100)
+    assert r.returncode == 0, r.stderr
+    assert "optimize rc 0" in r.stdout and "optimize_bench.json" in r.stdout
+    args = subprocess.run(["tar", "xzf", str(out / "aka-test-tuner.tgz"), "-O", "./opt/args.txt"],
+                          capture_output=True, text=True).stdout.split()
+    assert args == ["200", "rmsnorm", "softmax", "--time-limit", "0.5"]
+    assert not (repo / "calls.txt").exists()                    # nothing to recover, nothing rendered
+
+
+def test_a_tuner_step_cut_short_keeps_the_finished_operators_from_its_stage(repo, tmp_path):
+    """The run outlives the budget (timeout = BUDGET - 20 s): it had written one operator's results
+    to its stage folder; the step keeps them, their details and their rendering."""
+    _tuner_repo(repo, 'st=$(mktemp -d "${TMPDIR:-/tmp}/aka-optimize-XXXXXX"); echo "{\\"ops\\": 1}" > '
+                      '"$st/optimize_bench.json"; echo s > "$st/rmsnorm.stderr.txt"; sleep 30\n')
+    r, out = _tuner_step(repo, tmp_path, budget=22)
+    assert r.returncode == 0, r.stderr
+    assert "optimize rc 124" in r.stdout
+    listing = subprocess.run(["tar", "tzf", str(out / "aka-test-tuner.tgz")], capture_output=True, text=True).stdout
+    assert {"./opt/optimize_bench.json", "./opt/details.tgz", "./opt/optimize_bench.md"} <= set(listing.split())
+    assert "tools/optimize_bench.py --render" in (repo / "calls.txt").read_text()

@@ -29,13 +29,7 @@ harness_probe silu 70 7 suites/llm-inference/silu_and_mul reference_kernels/silu
 fi
 case "$card" in *H200*) ;; *) echo "not an H200: issue 9's tuner run wants one"; exit 0 ;; esac
 if [ "$(left)" -ge 200 ]; then
-  OUT="$W/opt" timeout "$(( $(left) - 15 ))" bash tools/h200_optimize.sh 200 ${OPS:-rmsnorm silu_and_mul} \
-    --time-limit "${MIN:-1.2}" > "$W/opt/run.txt" 2>&1; echo "optimize rc $?"
-  if [ ! -f "$W/opt/optimize_bench.json" ]; then  # cut short: keep what the finished operators wrote
-    st=$(ls -dt /tmp/aka-optimize-* | head -1); cp "$st/optimize_bench.json" "$W/opt/" 2>/dev/null
-    tar czf "$W/opt/details.tgz" -C "$st" --exclude optimize_bench.json . 2>/dev/null
-    python3 tools/optimize_bench.py --render "$W/opt/optimize_bench.json" > "$W/opt/optimize_bench.md" 2>/dev/null
-  fi
-  save; head -n 20 "$W/opt/optimize_bench.md" 2>/dev/null | cut -c1-200
+  tuner_step "$W/opt" "${MIN:-1.2}" ${OPS:-rmsnorm silu_and_mul}
+  head -n 20 "$W/opt/optimize_bench.md" 2>/dev/null | cut -c1-200
 fi
 echo "=== wall $(( $(date +%s) - T0 )) s"

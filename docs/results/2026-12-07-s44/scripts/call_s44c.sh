@@ -11,13 +11,6 @@ export PYTHONPATH="$PWD"; carried_wheels || exit 3
 timeout 45 python3 tools/span_grid_probe.py --reps 400 --out "$W/probe/spans.json" > "$W/probe/spans.txt" 2>&1
 echo "spans rc $?"; tail -n 7 "$W/probe/spans.txt" | cut -c1-160; save
 case "$card" in *H200*) ;; *) echo "not an H200: issue 9's tuner run wants one"; exit 0 ;; esac
-OUT="$W/opt" timeout "$(( $(left) - 20 ))" bash tools/h200_optimize.sh 200 \
-  ${OPS:-rmsnorm layernorm rotary_embedding_neox fused_add_rmsnorm silu_and_mul softmax} \
-  --time-limit "${MIN:-0.75}" > "$W/opt/run.txt" 2>&1; echo "optimize rc $?"
-if [ ! -f "$W/opt/optimize_bench.json" ]; then  # cut short: keep what the finished operators wrote
-  st=$(ls -dt /tmp/aka-optimize-* | head -1); cp "$st/optimize_bench.json" "$W/opt/" 2>/dev/null
-  tar czf "$W/opt/details.tgz" -C "$st" --exclude optimize_bench.json . 2>/dev/null
-  python3 tools/optimize_bench.py --render "$W/opt/optimize_bench.json" > "$W/opt/optimize_bench.md" 2>/dev/null
-fi
-save; head -n 45 "$W/opt/optimize_bench.md" 2>/dev/null | cut -c1-170
+tuner_step "$W/opt" "${MIN:-0.75}" ${OPS:-rmsnorm layernorm rotary_embedding_neox fused_add_rmsnorm silu_and_mul softmax}
+head -n 45 "$W/opt/optimize_bench.md" 2>/dev/null | cut -c1-170
 echo "=== wall $(( $(date +%s) - T0 )) s"
