@@ -75,18 +75,22 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def graph_figures(root: Path) -> list[tuple[str, dict]]:
-    """(where, timing) of every graph-timed figure in baselines.json and eval.json files under ROOT."""
+def graph_figures(root: Path, method: str = "graph") -> list[tuple[str, dict]]:
+    """(where, timing) of every figure timed by METHOD in baselines.json and eval.json files under ROOT."""
     out = []
     for path in sorted(root.rglob("baselines.json")):
         for key, sides in json.loads(path.read_text()).items():
-            out += [(f"{path.parent.name} {key} {name}", t) for name, t in sides.items() if t.get("method") == "graph"]
+            out += [(f"{path.parent.name} {key} {name}", t) for name, t in sides.items() if t.get("method") == method]
     for path in sorted(root.rglob("eval.json")):
         for shape in json.loads(path.read_text()).get("shapes", []):
             t = shape.get("time") or {}
-            if t.get("method") == "graph":
+            if t.get("method") == method:
                 out.append((f"{path.parent.parent.parent.name} {path.parent.name} {shape.get('shape')}", t))
     return out
+
+
+EVENT_TICK_US = 0.032
+"""The step CUDA event times showed on the H200 (session 43)."""
 
 
 def recorded(root: Path, tick: float, floor: float | None) -> int:
@@ -106,6 +110,10 @@ def recorded(root: Path, tick: float, floor: float | None) -> int:
         iqrs.append(round(t["iqr_us"] / tick, 2))
     print(f"{on} of {len(figures)} graph-timed figures under {root} read the floor plus a multiple of {tick / 2:g} µs")
     print("IQRs in ticks:", dict(sorted(Counter(iqrs).items())))
+    events = [t["min_us"] for _, t in graph_figures(root, "events") if t.get("min_us")]
+    if events:
+        grid = sum(abs(x / EVENT_TICK_US - round(x / EVENT_TICK_US)) < 0.01 for x in events)
+        print(f"{grid} of {len(events)} event-timed figures have their fastest sample on a {EVENT_TICK_US * 1e3:g} ns grid")
     return 0
 
 

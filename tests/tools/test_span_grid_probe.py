@@ -26,7 +26,8 @@ def test_recorded_figures_are_counted_on_and_off_the_grid(tmp_path, capsys):
     (sess / "candidates" / "v001").mkdir(parents=True)
     (sess / "baselines.json").write_text(json.dumps({
         "decode-1|graph": {"eager": _graph(4.3484), "torch.compile": _graph(1.8484, 0.0)},
-        "prefill|events": {"eager": {"median_us": 451.0, "iqr_us": 2.0, "method": "events"}}}))
+        "prefill|events": {"eager": {"median_us": 451.0, "iqr_us": 2.0, "method": "events", "min_us": 449.92},
+                           "torch.compile": {"median_us": 33.0, "iqr_us": 1.0, "method": "events", "min_us": 32.9}}}))
     (sess / "candidates" / "v001" / "eval.json").write_text(json.dumps({"shapes": [
         {"shape": "decode-1", "time": _graph(2.0984)}, {"shape": "decode-32", "time": _graph(2.21)},
         {"shape": "prefill", "time": {"median_us": 34.0, "iqr_us": 1.0, "method": "events"}}]}))
@@ -35,6 +36,7 @@ def test_recorded_figures_are_counted_on_and_off_the_grid(tmp_path, capsys):
     assert tool.recorded(tmp_path, 0.25, None) == 0
     out = capsys.readouterr().out
     assert "3 of 4 graph-timed figures" in out and "{0.0: 1, 1.0: 3}" in out
+    assert "1 of 2 event-timed figures have their fastest sample on a 32 ns grid" in out   # 449.92 = 14060 x 32 ns
 
 
 def test_no_graph_figures_is_an_error(tmp_path, capsys):
