@@ -12,9 +12,11 @@ params:
   REREAD: {values: [0, 1], default: 0}
   STATIC_N: {values: [0, 1], default: 0}
   W_FIRST: {values: [0, 1], default: 0}
-points:   # at the shape below torch.compile: Inductor's kernel there, then session 43's best (0.986x)
-  - {NUM_WARPS: 16, REREAD: 1, STATIC_N: 1, shapes: [llama3-70b-prefill-4k]}
+points:   # the best measured at each shape (H200, session 43; H100, session 44: the docstring's end)
+  - {NUM_WARPS: 16, REREAD: 1, STATIC_N: 1, W_FIRST: 1, shapes: [llama3-70b-prefill-4k]}
+  - {NUM_WARPS: 16, REREAD: 1, W_FIRST: 1, shapes: [llama3-70b-prefill-4k]}
   - {NUM_WARPS: 16, REREAD: 1, shapes: [llama3-70b-prefill-4k]}
+  - {STATIC_N: 1, W_FIRST: 1, shapes: [llama3-8b-prefill-16k]}
 requires: []
 sources:
   - https://triton-lang.org/main/getting-started/tutorials/05-layer-norm.html
@@ -40,7 +42,16 @@ defaults stay (the other shapes were not timed with REREAD); the tuner's space h
 Two more differences from Inductor's kernel, as points (session 44): its shapes are static, so the
 hidden size and the row stride are compile-time constants and its offsets int32; STATIC_N=1 does
 the same (one compiled kernel per hidden size; rows are contiguous here). W_FIRST=1 issues the
-weight's read before the reduction instead of after it.
+weight's read before the reduction instead of after it. Timed on one H100 SXM (session 44,
+tools/harness_probe.py, bf16, each point against torch.compile interleaved with it; two runs,
+docs/results/2026-12-07-s44/call3-h100-probe and call4-h100-probe), llama3-70b-prefill-4k: defaults
+0.963x; NUM_WARPS=16 with REREAD=1 0.999x, adding STATIC_N=1 0.999x, STATIC_N=1 without REREAD
+0.994x; with W_FIRST=1 as well 1.008x and 1.006x (the two runs), and 1.004x without STATIC_N;
+W_FIRST=1 alone 1.002x and with STATIC_N=1 1.004x. llama3-8b-prefill-16k: W_FIRST=1 1.022x,
+STATIC_N=1 with W_FIRST=1 1.032x, the 16-warp REREAD points 1.003-1.006x. So on the H100 the early
+weight read is worth about 0.5-1 % and the compiled-in hidden size little; these gains are within
+two runs' spread of each other and have not been timed on the H200. The defaults stay; the
+front matter's `points` have the tuner try them first at those shapes.
 """
 
 import torch
