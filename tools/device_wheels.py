@@ -4,9 +4,11 @@
   .venv/bin/python tools/device_wheels.py .whl-llm --llm  # litellm and what it needs there
   .venv/bin/python tools/device_wheels.py .whl-llm --llm --with-gpu-path   # both in one call's 64 MiB
 
---with-gpu-path adds the GPU path's wheels to the LLM folder, less those only optuna's database
-storage and langsmith's trace compression import (sqlalchemy, alembic, mako, zstandard: 10.6 MB that
-aka never loads), so one call carries everything the LLM session needs (about 55 MB).
+The GPU path's wheels leave out what only optuna's database storage and langsmith's trace
+compression import (sqlalchemy, alembic, mako, zstandard: 10.6 MB that aka never loads; with the
+four blocked, a CPU `aka optimize` session and a TPE study run, session 44), so a call's 64 MiB
+keeps room for the working tree, whose results grow each session. --with-gpu-path adds the GPU
+path's wheels to the LLM folder, so one call carries everything the LLM session needs (about 55 MB).
 
 Run it with the project's virtual environment: the closure of each root's requirements is read from
 the installed distributions' metadata (extras and other platforms' markers skipped), packages the
@@ -104,11 +106,12 @@ def main() -> int:
     parser.add_argument("--with-gpu-path", action="store_true",
                         help="with --llm: the GPU path's wheels too, less what aka never imports")
     args = parser.parse_args()
-    wanted = closure(LLM_ROOTS, frozenset(LLM_UNUSED)) if args.llm else closure(GPU_ROOTS)
+    gpu_path = closure(GPU_ROOTS, frozenset(LEAN_UNUSED))
+    wanted = closure(LLM_ROOTS, frozenset(LLM_UNUSED)) if args.llm else gpu_path
     if args.llm and args.with_gpu_path:
-        wanted.update(closure(GPU_ROOTS, frozenset(LEAN_UNUSED)))
+        wanted.update(gpu_path)
     elif args.llm:  # what the GPU-path folder already carries is not fetched twice
-        for name in closure(GPU_ROOTS):
+        for name in gpu_path:
             wanted.pop(name, None)
     args.dest.mkdir(parents=True, exist_ok=True)
     platforms = [arg for p in PLATFORMS for arg in ("--platform", p)]
