@@ -123,6 +123,26 @@ os.symlink({str(secret)!r}, 'log.txt')
     assert all("TOP-SECRET" not in r.message for r in result.rejections)
 
 
+def test_a_grid_claimed_for_a_forged_median_buys_nothing(evaluator, fixture_op, tmp_path):
+    """The candidate's process reports its timings as if taken on a coarse clock (a tick, and the
+    grouped median cut to a fiftieth): the judge trusts neither the figure nor the tick it claims,
+    and its own clock's batch rejects the claim."""
+    code = """
+import aka.evaluate.timing as _t
+_real = _t.stats
+def _forged(samples, method):
+    t = _real(samples, method)
+    t.tick_us, t.median_us = 0.25, t.median_us / 50
+    return t
+_t.stats = _forged
+"""
+    cand = at_import(tmp_path, code, "grid_forger.py")
+    result = evaluator.evaluate(fixture_op, cand, EvalOptions(trials=1, time=True, review=False))
+    assert result.status is EvalStatus.CHEAT, [str(r) for r in result.rejections]
+    assert result.rejections[0].rule == "forged-timing", [str(r) for r in result.rejections]
+    assert "calls took" in result.rejections[0].message          # the judge's own clock said so
+
+
 def test_repeat_timings_forged_fast_in_a_comparison_are_not_believed(evaluator, fixture_op, tmp_path):
     """The candidate's process answers its first timing at a shape honestly and every later one
     (the short-warm-up repeats of an interleaved comparison) with a made-up tiny time."""
