@@ -113,7 +113,8 @@ def recorded(root: Path, tick: float, floor: float | None) -> int:
     events = [t["min_us"] for _, t in graph_figures(root, "events") if t.get("min_us")]
     if events:
         grid = sum(abs(x / EVENT_TICK_US - round(x / EVENT_TICK_US)) < 0.01 for x in events)
-        print(f"{grid} of {len(events)} event-timed figures have their fastest sample on a {EVENT_TICK_US * 1e3:g} ns grid")
+        print(f"{grid} of {len(events)} event-timed figures have their fastest sample "
+              f"on a {EVENT_TICK_US * 1e3:g} ns grid")
     return 0
 
 

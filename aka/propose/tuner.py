@@ -216,9 +216,10 @@ class Tuner:
     # --- proposing ----------------------------------------------------------------------------
     def upcoming(self, ctx: ProposalContext, limit: int = UPCOMING_MAX) -> list[Candidate]:
         """Configurations this tuner may propose, about in the order it reaches them: every
-        family's defaults (the screen), the points their front matter declares; once screened, the whole space of the family the next
-        tuning turns will ask of (`_next_spaces`); then the families' spaces taken in turn. What a
-        harness can compile ahead of their evaluation (the warmer compiles the first listed first)."""
+        family's defaults (the screen), then the points their front matter declares; once screened,
+        the whole space of the family the next tuning turns will ask of (`_next_spaces`); then the
+        families' spaces taken in turn. What a harness can compile ahead of their evaluation (the
+        warmer compiles the first listed first)."""
         families = [f for f in self.families(ctx) if f.key not in ctx.avoid_families]
         screen = [(f, {}) for f in families]
         declared = [(f, point.params) for f in families for point in f.meta.points]
