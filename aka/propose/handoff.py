@@ -83,13 +83,18 @@ def current(ctx: ProposalContext, source_of, epoch_of) -> Handoff | None:
 
 
 def propose_point(h: Handoff, ctx: ProposalContext, budget: int = TUNE_POINTS) -> Proposal | None:
-    """The next point of the kernel's space, or None once `budget` points were tried or none is left."""
+    """The next point of the kernel's space, or None once `budget` points were tried or none is left:
+    the points its front matter declares first, in their order (whatever shapes they name: the
+    hand-off judges every shape), then TPE's."""
     if len(h.points) >= budget:
         return None
     tried = {t.candidate for t in ctx.trials}
     weights = {s["id"]: float(s.get("weight", 1.0)) for s in ctx.op.get("shapes", [])}
     shapes = sorted(h.base.times_us)
-    params = ask_point(h.family, ctx, tried, [h.base, *h.points], lambda t: _objective(t, shapes, weights))
+    declared = [{**h.family.meta.defaults(), **p.params} for p in h.family.meta.points]   # over every shape here
+    params = next((p for p in declared if h.family.candidate(p, None, "").hash not in tried), None)
+    if params is None:
+        params = ask_point(h.family, ctx, tried, [h.base, *h.points], lambda t: _objective(t, shapes, weights))
     if params is None:
         return None
     k = len(h.points) + 1

@@ -77,6 +77,18 @@ def test_a_declared_space_is_searched_before_the_model_is_asked_again_and_surviv
     assert "NUM_WARPS = 8\n" in srv.last_user(2)     # the model sees the tuned incumbent
 
 
+def test_the_points_a_model_declares_are_tried_first(tmp_path):
+    """The model names its best guess in `points:`: the hand-off's first point is that one."""
+    declared = kernel("warp-tiled", params=SPACE + "\npoints:\n  - {NUM_WARPS: 16}")
+    guess = fenced("Warps by hidden size; 16 is my guess for these rows.", declared)
+    root = tmp_path / "20260101-000000-rmsnorm-llm"
+    with ScriptedServer([reply(SLOW), reply(guess), reply(FAST)]) as srv:
+        run(root, srv.url, LoopConfig(iterations=3, stall=10), evaluator=ScriptedEvaluator(warp_times(6.0)))
+    props = _proposals(root)
+    assert [p["name"] for p in props] == ["llm-001", "llm-002", "v002-tune1"]
+    assert props[2]["params"] == {"NUM_WARPS": 16}
+
+
 def test_a_dropout_ends_the_handoff(tmp_path):
     root = tmp_path / "20260101-000000-rmsnorm-llm"
     with ScriptedServer([reply(SLOW), reply(TUNABLE), reply(FAST)]) as srv:
