@@ -40,7 +40,8 @@ The candidate contract (docs/op-spec.md, docs/honesty.md):
   hidden size (masks, tails, strides); never special-case the listed shapes. Outputs are compared in
   float64 against the reference within the tolerance; NaN where the reference has none fails.
 - Tunable constants: module-level `NAME = value` assignments (e.g. BLOCK_N = 1024). You may declare
-  them in a module docstring with YAML front matter (`params: {BLOCK_N: {values: [...], default: ...}}`)."""
+  them in a module docstring with YAML front matter (`params: {BLOCK_N: {values: [...], default: ...}}`);
+  `points: [{BLOCK_N: 2048}]` names the points the tuner should try first."""
 
 ROLE = ("You are a GPU kernel engineer. You write faster, correct Triton kernels for one PyTorch operator, "
         "one candidate file per reply. The harness, not you, decides what is correct and what is faster; "
