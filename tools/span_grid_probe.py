@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def graph_figures(root: Path, method: str = "graph") -> list[tuple[str, dict]]:
+def timed_figures(root: Path, method: str = "graph") -> list[tuple[str, dict]]:
     """(where, timing) of every figure timed by METHOD in baselines.json and eval.json files under ROOT."""
     out = []
     for path in sorted(root.rglob("baselines.json")):
@@ -94,7 +94,7 @@ EVENT_TICK_US = 0.032
 
 
 def recorded(root: Path, tick: float, floor: float | None) -> int:
-    figures = graph_figures(root)
+    figures = timed_figures(root)
     if not figures:
         print(f"no graph-timed figures under {root}", file=sys.stderr)
         return 1
@@ -110,7 +110,7 @@ def recorded(root: Path, tick: float, floor: float | None) -> int:
         iqrs.append(round(t["iqr_us"] / tick, 2))
     print(f"{on} of {len(figures)} graph-timed figures under {root} read the floor plus a multiple of {tick / 2:g} µs")
     print("IQRs in ticks:", dict(sorted(Counter(iqrs).items())))
-    events = [t["min_us"] for _, t in graph_figures(root, "events") if t.get("min_us")]
+    events = [t["min_us"] for _, t in timed_figures(root, "events") if t.get("min_us")]
     if events:
         grid = sum(abs(x / EVENT_TICK_US - round(x / EVENT_TICK_US)) < 0.01 for x in events)
         print(f"{grid} of {len(events)} event-timed figures have their fastest sample "

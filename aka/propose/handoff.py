@@ -91,8 +91,7 @@ def propose_point(h: Handoff, ctx: ProposalContext, budget: int = TUNE_POINTS) -
     tried = {t.candidate for t in ctx.trials}
     weights = {s["id"]: float(s.get("weight", 1.0)) for s in ctx.op.get("shapes", [])}
     shapes = sorted(h.base.times_us)
-    declared = [{**h.family.meta.defaults(), **p.params} for p in h.family.meta.points]   # over every shape here
-    params = next((p for p in declared if h.family.candidate(p, None, "").hash not in tried), None)
+    params = h.family.first_untried(h.family.meta.points_for(), tried)   # every shape is judged here
     if params is None:
         params = ask_point(h.family, ctx, tried, [h.base, *h.points], lambda t: _objective(t, shapes, weights))
     if params is None:

@@ -71,6 +71,10 @@ class Family:
         return Candidate(source=self.source, params=full, origin="tuner", name=self.key,
                          parent=parent, rationale=why, family=self.key)
 
+    def first_untried(self, points: list[dict[str, Any]], tried: set[str]) -> dict[str, Any] | None:
+        """The first of `points` whose candidate is not among the `tried` hashes."""
+        return next((p for p in points if self.candidate(p, None, "").hash not in tried), None)
+
     def space(self) -> list[dict[str, Any]]:
         names = sorted(self.meta.params)
         return [dict(zip(names, combo)) for combo in
@@ -222,7 +226,7 @@ class Tuner:
         warmer compiles the first listed first)."""
         families = [f for f in self.families(ctx) if f.key not in ctx.avoid_families]
         screen = [(f, {}) for f in families]
-        declared = [(f, point.params) for f in families for point in f.meta.points]
+        declared = [(f, point) for f in families for point in f.meta.points_for()]
         turns = [(f, p) for row in itertools.zip_longest(*(f.space() for f in families))
                  for f, p in zip(families, row) if p is not None]
         out: dict[str, Candidate] = {}
@@ -379,9 +383,9 @@ class Tuner:
     def _ask(self, fam: Family, sid: str, ctx: ProposalContext, tried: set[str]) -> dict[str, Any] | None:
         """An untried parameter point of `fam`, chosen for shape `sid`: the first of the points its
         front matter declares for that shape not tried yet, else one from the sampler."""
-        for point in fam.meta.points_for(sid):
-            if fam.candidate(point, None, "").hash not in tried:
-                return point
+        point = fam.first_untried(fam.meta.points_for(sid), tried)
+        if point is not None:
+            return point
         mine = [t for t in ctx.trials if t.family == fam.key and (t.status != "accepted" or sid in t.times_us)]
         return ask_point(fam, ctx, tried, mine,
                          lambda t: t.times_us[sid] if t.status == "accepted" and sid in t.times_us else None)

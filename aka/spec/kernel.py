@@ -57,9 +57,11 @@ class KernelMeta:
     def defaults(self) -> dict[str, Any]:
         return {k: p.default for k, p in self.params.items()}
 
-    def points_for(self, shape_id: str) -> list[dict[str, Any]]:
-        """The declared points for one shape, in their order, each a whole point (defaults filled in)."""
-        return [{**self.defaults(), **p.params} for p in self.points if not p.shapes or shape_id in p.shapes]
+    def points_for(self, shape_id: str | None = None) -> list[dict[str, Any]]:
+        """The declared points for one shape (None: every declared point, whatever shapes it names),
+        in their order, each a whole point (defaults filled in)."""
+        return [{**self.defaults(), **p.params} for p in self.points
+                if shape_id is None or not p.shapes or shape_id in p.shapes]
 
 
 def read_kernel_meta(path: str | Path) -> KernelMeta:

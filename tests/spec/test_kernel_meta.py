@@ -60,6 +60,7 @@ def test_declared_points_parse_and_fill_defaults_per_shape(tmp_path):
     meta = read_kernel_meta(p)
     assert meta.points_for("decode-1") == [{"BLOCK_N": 1024, "WARPS": 4}, {"BLOCK_N": 4096, "WARPS": 4}]
     assert meta.points_for("prefill") == [{"BLOCK_N": 4096, "WARPS": 4}]
+    assert meta.points_for() == meta.points_for("decode-1")                      # None: every point
 
 
 @pytest.mark.parametrize("points, match", [

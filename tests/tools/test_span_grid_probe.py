@@ -32,7 +32,7 @@ def test_recorded_figures_are_counted_on_and_off_the_grid(tmp_path, capsys):
         {"shape": "decode-1", "time": _graph(2.0984)}, {"shape": "decode-32", "time": _graph(2.21)},
         {"shape": "prefill", "time": {"median_us": 34.0, "iqr_us": 1.0, "method": "events"}}]}))
     tool = _tool()
-    assert len(tool.graph_figures(tmp_path)) == 4          # events figures are not counted
+    assert len(tool.timed_figures(tmp_path)) == 4          # events figures are not counted
     assert tool.recorded(tmp_path, 0.25, None) == 0
     out = capsys.readouterr().out
     assert "3 of 4 graph-timed figures" in out and "{0.0: 1, 1.0: 3}" in out
