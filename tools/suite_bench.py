@@ -786,6 +786,17 @@ def markdown(data: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def cards_of(data: dict) -> set[str]:
+    """The GPU names the operators in DATA were measured on (each entry records its device)."""
+    return {e["device"]["name"] for e in data["ops"].values() if (e.get("device") or {}).get("name")}
+
+
+def torch_card() -> str:
+    import torch
+
+    return torch.cuda.get_device_name()
+
+
 def load(path: Path) -> dict:
     if not path.exists():
         return {"format": FORMAT, "ops": {}}
@@ -870,6 +881,10 @@ def main() -> int:
     if data["ops"] and data.get("timing_rule") != TIMING_RULE:
         ap.error(f"{args.out} holds results timed under the rule {data.get('timing_rule') or 'before 2026-12-04'!r}, "
                  f"the harness now times by {TIMING_RULE!r}: they would mix; use another --out")
+    held = cards_of(data)
+    if held and held != {card := torch_card()}:
+        ap.error(f"{args.out} holds results measured on {', '.join(sorted(held))}; this GPU is {card}: "
+                 f"tables of two cards would mix; use another --out")
     if args.interleave and (args.match_baselines or names):
         ap.error("--interleave measures whole operators (every kernel with its own baselines): "
                  "not with --match-baselines or --kernels")

@@ -449,6 +449,22 @@ def test_results_measured_another_way_or_under_another_rule_are_never_mixed(sb, 
     assert why in capsys.readouterr().err
 
 
+def test_results_measured_on_another_card_are_never_mixed(sb, tmp_path, monkeypatch, capsys):
+    """--from continues a table call after call; a call that lands on another GPU model refuses it."""
+    from aka.evaluate.timing import TIMING_RULE
+
+    out = tmp_path / "r.json"
+    out.write_text(json.dumps({"format": sb.FORMAT, "method": None, "timing_rule": TIMING_RULE,
+                               "ops": {"x": {"kernels": {}, "device": {"name": "NVIDIA H200"}}}}))
+    monkeypatch.setattr(sys, "argv", ["suite_bench", str(ROOT / "suites" / "llm-inference"), "--out", str(out)])
+    monkeypatch.setattr("aka.evaluate.evaluator.detect_device", lambda *_: "cuda")
+    monkeypatch.setattr(sb, "torch_card", lambda: "NVIDIA H100 80GB HBM3")
+    with pytest.raises(SystemExit):
+        sb.main()
+    assert "measured on NVIDIA H200; this GPU is NVIDIA H100 80GB HBM3" in capsys.readouterr().err
+    assert sb.cards_of(json.loads(out.read_text())) == {"NVIDIA H200"}     # the file untouched
+
+
 def test_the_next_operators_kernels_compile_ahead_while_one_is_measured(sb, monkeypatch, tmp_path):
     """On a GPU, measure() starts compiling operator k+1's kernels (shipped: the tuner's cache)
     before measuring operator k, and stops each warmer once its operator is done."""
