@@ -29,9 +29,13 @@ def record_for(n: int, version: str, proposal: dict[str, Any], result: EvalResul
         lesson = f"{cand['name']} {cand['params']} beat the incumbent: {decision.reason}"
         verdict = "promoted"
     elif result.focus:
-        lesson = (f"{cand['name']} {cand['params']}, judged at {', '.join(result.focus)} alone: "
-                  f"{decision.reason if decision else 'not decided'}")
-        verdict = "shape-best" if decision and decision.progress else "no-shape-best"
+        won = list(decision.new_bests) if decision else []
+        lesson = (f"{cand['name']} {cand['params']}, judged at {', '.join(result.focus)} alone"
+                  + (f", the best yet at {', '.join(won)}" if won and len(won) < len(result.focus) else "")
+                  + f": {decision.reason if decision else 'not decided'}")
+        figures["new_bests"] = won
+        # a screen that wins some of its shapes found what a dispatcher will use: a strategy there
+        verdict = "shape-best" if decision and (decision.progress or won) else "no-shape-best"
     else:
         reason = decision.reason if decision else "not compared"
         lesson = f"{cand['name']} {cand['params']} did not beat the incumbent: {reason}"

@@ -108,4 +108,4 @@ def focused(deps: Deps, state: dict[str, Any], version: str, result: EvalResult)
     gain = math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else None
     return Decision(False, f"a focused trial at {', '.join(parts)}; it feeds the tuner's dispatcher, never "
                            "promoted itself (not judged at every shape, held-out ones included)", speedup=gain,
-                    progress=bool(records) and all(records))
+                    progress=bool(records) and all(records), new_bests=sorted(fresh))

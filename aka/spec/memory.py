@@ -34,7 +34,8 @@ class MemoryRecord:
     """Why the proposer expected it to help."""
     verdict: str
     """'promoted', 'slower', 'within-noise', 'failed-while-timed', for a focused trial 'shape-best'
-    (the best time yet at its shape) or 'no-shape-best', or the harness status ('wrong', 'cheat', ...)."""
+    (the best time yet at one or more of its shapes: `figures['new_bests']` names them) or
+    'no-shape-best', or the harness status ('wrong', 'cheat', ...)."""
     lesson: str
     """One sentence a later proposal should take into account."""
     kind: str = "strategy"

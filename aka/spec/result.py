@@ -301,6 +301,9 @@ class Decision:
     progress: bool = False
     """Not promoted, yet the search moved: a focused trial set the best time so far at its shape
     (what a dispatcher picks up next), so it does not count toward the stall."""
+    new_bests: list[str] = field(default_factory=list)
+    """The shape ids where a focused trial set the best time so far (all of them when `progress`;
+    a screen over several shapes may win some and lose the rest)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

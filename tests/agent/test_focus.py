@@ -125,6 +125,13 @@ def test_a_focused_trial_over_several_shapes_adds_only_the_shapes_it_did_not_win
     assert stalls == [0, pytest.approx(share), pytest.approx(share + 1.0)]
     accepts = {a["version"]: a for a in _events(out, "accept")}
     assert not accepts["v002"].get("progress") and "a new best" in accepts["v002"]["reason"]
+    # the screen that won one shape is a strategy there (what a dispatcher uses), not an anti-strategy
+    records = {m.version: m for m in SessionFolder(out.session).memory()}
+    assert (records["v002"].verdict, records["v002"].kind) == ("shape-best", "strategy")
+    assert records["v002"].figures["new_bests"] == [SHAPES[0]]
+    assert f"the best yet at {SHAPES[0]}" in records["v002"].lesson
+    assert (records["v003"].verdict, records["v003"].kind) == ("no-shape-best", "anti-strategy")
+    assert records["v003"].figures["new_bests"] == []
 
 
 def test_a_batch_passes_each_members_focus_and_the_screen_ignores_focused_members(tmp_path):
