@@ -358,16 +358,23 @@ class Tuner:
         return pool[turn % len(pool):] + pool[: turn % len(pool)]
 
     def _tune(self, ctx, families, tried, parent) -> Proposal | None:
+        """A point for the shape next in turn: first any family's untried point declared for that
+        shape by name (its author measured it there; a family second-fastest at its defaults may
+        win at its declared point), then the fastest family's next point (`_ask`)."""
         best = best_per_shape(ctx)
         for shape in self._turn_order(ctx, families, best):
-            for fam in self._families_for(shape["id"], families, best, ctx):
+            ranked = self._families_for(shape["id"], families, best, ctx)
+            named = [f for f in ranked if f.key not in ctx.avoid_families
+                     and f.first_untried(f.meta.points_for(shape["id"], named=True), tried) is not None]
+            for fam in named[:1] + ranked:
                 params = self._ask(fam, shape["id"], ctx, tried)
                 if params is not None:
                     cand = fam.candidate(params, parent, f"tune {fam.key} for shape {shape['id']}")
                     focus = (shape["id"],) if self.focuses else ()
+                    how = ("a point its front matter declares" if params in fam.meta.points_for(shape["id"])
+                           else f"TPE over {len(fam.space())} points")
                     return Proposal(cand, change=f"{fam.key} at {params}",
-                                    hypothesis=f"a better point of {fam.key}'s space for {shape['id']} "
-                                               f"(TPE over {len(fam.space())} points)"
+                                    hypothesis=f"a better point of {fam.key}'s space for {shape['id']} ({how})"
                                                + (f", judged at {shape['id']} alone" if focus else ""),
                                     focus=focus)
         return None

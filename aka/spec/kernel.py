@@ -57,11 +57,12 @@ class KernelMeta:
     def defaults(self) -> dict[str, Any]:
         return {k: p.default for k, p in self.params.items()}
 
-    def points_for(self, shape_id: str | None = None) -> list[dict[str, Any]]:
+    def points_for(self, shape_id: str | None = None, named: bool = False) -> list[dict[str, Any]]:
         """The declared points for one shape (None: every declared point, whatever shapes it names),
-        in their order, each a whole point (defaults filled in)."""
+        in their order, each a whole point (defaults filled in). NAMED: only the points that name
+        the shape, not those declared for every shape."""
         return [{**self.defaults(), **p.params} for p in self.points
-                if shape_id is None or not p.shapes or shape_id in p.shapes]
+                if shape_id is None or (shape_id in p.shapes if named else not p.shapes or shape_id in p.shapes)]
 
 
 def read_kernel_meta(path: str | Path) -> KernelMeta:

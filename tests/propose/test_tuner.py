@@ -341,6 +341,33 @@ def test_declared_points_are_tried_first_at_their_shapes_then_the_sampler(kernel
     assert ahead[3:5] == [{**defaults, "NUM_WARPS": 16, "REREAD": 1}, {**defaults, "NUM_WARPS": 2}]
 
 
+def test_a_point_declared_for_a_shape_comes_before_the_fastest_familys_sampler(kernels):
+    """Session 45 (H100, rmsnorm): one_row_registers declared its measured point for
+    llama3-70b-prefill-4k, yet latency_rows was 2 % faster there at its defaults, so every tuning
+    turn at that shape went to latency_rows' sampler and the declared point was never tried. A
+    point named for the shape now comes first, from whichever family declares it, each once; then
+    the fastest family's sampler."""
+    path = kernels / "rmsnorm" / "one_row_registers.py"
+    path.write_text(path.read_text().replace("requires: []\n", "requires: []\npoints:\n"
+                                             f"  - {{NUM_WARPS: 16, REREAD: 1, shapes: [{', '.join(SHAPES)}]}}\n", 1))
+    gpu = {"kind": "cuda", "name": "H200", "vendor": "nvidia", "arch": "sm90"}
+    at = lambda trials: ProposalContext(op=SPEC.public_view(), device=gpu, iteration=len(trials),  # noqa: E731
+                                        trials=list(trials))
+    tuner, trials = Tuner([kernels]), []
+    for _ in range(3):                                       # the screen: blocked_columns fastest everywhere
+        p = tuner.propose(at(trials))
+        us = {THREE[0]: 9.0, THREE[1]: 10.0}.get(p.candidate.family.split("/")[1], 12.0)
+        trials.append(trial(p, {s: us for s in SHAPES}))
+    fam = next(f for f in tuner.families(at(trials)) if f.key == "rmsnorm/one_row_registers.py")
+    first = tuner.propose(at(trials))
+    assert first.candidate.family == fam.key and len(first.focus) == 1
+    assert first.candidate.params == {**fam.meta.defaults(), "NUM_WARPS": 16, "REREAD": 1}
+    assert "a point its front matter declares" in first.hypothesis
+    trials.append(replace(trial(first, {first.focus[0]: 11.0}), focus=list(first.focus)))
+    then = tuner.propose(at(trials))                         # tried once: the fastest family's sampler next
+    assert then.candidate.family == "rmsnorm/" + THREE[0] and "TPE over" in then.hypothesis
+
+
 def test_a_point_focused_elsewhere_is_not_a_failure_for_this_shape(kernels, monkeypatch):
     import aka.propose.tuner as tuner_mod
 
