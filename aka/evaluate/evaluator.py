@@ -248,8 +248,11 @@ class Evaluator:
 
 
 def weigh(comparisons: list[Comparison], weights: dict[str, float]) -> Decision:
-    """Promote when the weighted geometric-mean speedup beats the weighted noise threshold; shapes
-    that got slower beyond their own noise are named in the reason."""
+    """Promote when the weighted geometric-mean speedup beats the weighted noise threshold, or when
+    it is at least 1 and the candidate is faster beyond its own noise at some shape and slower
+    beyond it at none (a dispatcher that routes one lagging shape to a faster kernel, the others to
+    the same code: a gain the weights would drown); shapes that got slower beyond their own noise
+    are named in the reason."""
     if not comparisons:
         return Decision(promote=False, reason="no shape was compared")
     w = [max(weights.get(c.shape, 1.0), 0.0) or 1e-9 for c in comparisons]
@@ -261,6 +264,11 @@ def weigh(comparisons: list[Comparison], weights: dict[str, float]) -> Decision:
     if speedup < 1.0:
         return Decision(False, f"slower: {speedup:.3f}x weighted, noise {noise:.3f}{note}",
                         speedup, noise, comparisons)
+    faster = [c for c in comparisons if c.significant and c.speedup - 1.0 > c.noise]
+    if speedup - 1.0 <= noise and faster and not slower:
+        where = ", ".join(f"{c.shape} {c.speedup:.3f}x (noise {c.noise:.3f})" for c in faster)
+        return Decision(True, f"faster beyond noise at {where}, slower beyond noise nowhere; "
+                              f"{speedup:.3f}x weighted, noise {noise:.3f}", speedup, noise, comparisons)
     if speedup - 1.0 <= noise:
         return Decision(False, f"within noise: {speedup:.3f}x weighted, noise {noise:.3f}{note}",
                         speedup, noise, comparisons)

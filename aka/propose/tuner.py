@@ -46,6 +46,11 @@ DISPATCH_MIN_GAIN = 0.02
 EARLY_DISPATCH_GAIN = 0.05
 """Before every family is screened, a dispatcher is proposed only above this predicted gain: a full
 evaluation and a comparison cost about two screens, so a small gain waits for the screen to end."""
+LAG_DISPATCH_GAIN = 0.02
+"""Once the screen is over, a dispatcher whose weighted gain is below DISPATCH_MIN_GAIN is still
+proposed when it moves a shape still behind a baseline to a configuration this much faster there
+than the incumbent's time: the comparison promotes a gain beyond noise at one shape with no loss
+elsewhere (`aka.evaluate.evaluator.weigh`), which the shapes' weights would otherwise drown."""
 ASK_TRIES = 25
 UPCOMING_MAX = 256
 """At most this many configurations are handed to a harness to compile ahead."""
@@ -318,13 +323,16 @@ class Tuner:
         (EARLY_DISPATCH_GAIN) over an incumbent; once screening is over `_dispatch` takes over."""
         if incumbent_trial(ctx) is None or self._screen(ctx, families, tried, parent) is None:
             return None
-        return self._dispatch(ctx, families, tried, parent, min_gain=EARLY_DISPATCH_GAIN)
+        return self._dispatch(ctx, families, tried, parent, min_gain=EARLY_DISPATCH_GAIN, lagging=False)
 
-    def _dispatch(self, ctx, families, tried, parent, min_gain: float = DISPATCH_MIN_GAIN) -> Proposal | None:
+    def _dispatch(self, ctx, families, tried, parent, min_gain: float = DISPATCH_MIN_GAIN,
+                  lagging: bool = True) -> Proposal | None:
         best = best_per_shape(ctx)
         by_key = {f.key: f for f in families}
         winners = [t for t in winners_by_config(best).values() if t.family in by_key]
-        if len(winners) < 2 or _predicted_gain(ctx, best) <= min_gain:
+        if len(winners) < 2:
+            return None
+        if _predicted_gain(ctx, best) <= min_gain and not (lagging and lagging_gains(ctx, best)):
             return None
         shapes = {sid: tuple(tuple(s) for s in t.input_shapes.get(sid, [])) for sid, (t, _) in best.items()}
         rule = unseen_rule(ctx, shapes)
@@ -452,6 +460,22 @@ def behind_baselines(ctx: ProposalContext, best: dict[str, tuple[Trial, float]])
         if bases and row["id"] in best and best[row["id"]][1] * BASELINE_LEAD > min(bases):
             out.append(row["id"])
     return out
+
+
+def lagging_gains(ctx: ProposalContext, best: dict[str, tuple[Trial, float]]) -> dict[str, float]:
+    """Shape id -> incumbent time / best time, at the shapes where the incumbent is not
+    BASELINE_LEAD times faster than the fastest baseline its evaluation timed and the best time so
+    far beats the incumbent's by more than LAG_DISPATCH_GAIN."""
+    inc = incumbent_trial(ctx)
+    if inc is None:
+        return {}
+    gains = {}
+    for row in (ctx.incumbent_eval or {}).get("shapes", []):
+        sid, us, speedup = row["id"], row.get("time_us"), row.get("speedup") or {}
+        bases = [us * x for x in speedup.values() if us and x and x > 0]
+        if bases and us * BASELINE_LEAD > min(bases) and sid in best and sid in inc.times_us and best[sid][1] > 0:
+            gains[sid] = inc.times_us[sid] / best[sid][1]
+    return {sid: g for sid, g in gains.items() if g > 1.0 + LAG_DISPATCH_GAIN}
 
 
 BORROW_MAX = 6

@@ -77,6 +77,34 @@ def test_proposes_a_dispatcher_when_shapes_disagree_then_tunes_untried_points(ke
         trials.append(trial(p, {s: 7.0 for s in SHAPES}))
 
 
+def test_a_small_gain_at_a_shape_behind_a_baseline_is_dispatched(kernels):
+    """After the screen, a configuration 3 % faster than the incumbent at the lightest shape alone is
+    worth a dispatcher (the comparison's per-shape rule can promote it) while that shape is behind
+    torch.compile, though the weighted gain is under DISPATCH_MIN_GAIN; once the shape is ahead of
+    every baseline, it is not."""
+    from aka.propose.tuner import DISPATCH_MIN_GAIN, _predicted_gain, lagging_gains
+
+    light = min(SPEC.shapes, key=lambda s: s.weight).id
+    tuner, trials, inc = Tuner([kernels]), [], None
+    for _ in range(3):
+        p = tuner.propose(ctx(trials, incumbent=inc))
+        faster = p.candidate.family == "rmsnorm/multi_row_tile.py"
+        trials.append(trial(p, {s: 9.7 if faster and s == light else 10.0 for s in SHAPES}))
+        inc = inc or p.candidate
+
+    def behind_by(x_compile):
+        rows = [{"id": s, "time_us": 10.0, "speedup": {"torch.compile": x_compile if s == light else 1.5}}
+                for s in SHAPES]
+        return ctx(trials, incumbent=inc, incumbent_eval={"shapes": rows})
+    c = behind_by(0.99)
+    assert _predicted_gain(c, best_per_shape(c)) < DISPATCH_MIN_GAIN
+    assert lagging_gains(c, best_per_shape(c)) == {light: pytest.approx(10.0 / 9.7)}
+    p = tuner.propose(c)
+    assert p.candidate.origin == "dispatcher" and p.meta["routes"][light].startswith("rmsnorm/multi_row_tile.py")
+    ahead = tuner.propose(behind_by(1.2))
+    assert ahead.candidate.origin == "tuner"
+
+
 def test_a_large_predicted_gain_dispatches_before_the_screen_ends_and_a_later_winner_joins_the_next(kernels):
     """Families that split the shapes by much (predicted gain above EARLY_DISPATCH_GAIN) are combined
     before the remaining family is screened, so a session cut short still ends with them combined;
