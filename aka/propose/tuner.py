@@ -51,6 +51,9 @@ LAG_DISPATCH_GAIN = 0.02
 proposed when it moves a shape still behind a baseline to a configuration this much faster there
 than the incumbent's time: the comparison promotes a gain beyond noise at one shape with no loss
 elsewhere (`aka.evaluate.evaluator.weigh`), which the shapes' weights would otherwise drown."""
+SHAPE_DISPATCH_GAIN = 0.03
+"""Likewise at a shape already ahead of its baselines, for a configuration this much faster there
+(the noise between two evaluations): a step toward the roofline the weights would drown too."""
 ASK_TRIES = 25
 UPCOMING_MAX = 256
 """At most this many configurations are handed to a harness to compile ahead."""
@@ -332,7 +335,7 @@ class Tuner:
         winners = [t for t in winners_by_config(best).values() if t.family in by_key]
         if len(winners) < 2:
             return None
-        if _predicted_gain(ctx, best) <= min_gain and not (lagging and lagging_gains(ctx, best)):
+        if _predicted_gain(ctx, best) <= min_gain and not (lagging and shape_gains(ctx, best)):
             return None
         shapes = {sid: tuple(tuple(s) for s in t.input_shapes.get(sid, [])) for sid, (t, _) in best.items()}
         rule = unseen_rule(ctx, shapes)
@@ -462,20 +465,24 @@ def behind_baselines(ctx: ProposalContext, best: dict[str, tuple[Trial, float]])
     return out
 
 
-def lagging_gains(ctx: ProposalContext, best: dict[str, tuple[Trial, float]]) -> dict[str, float]:
-    """Shape id -> incumbent time / best time, at the shapes where the incumbent is not
-    BASELINE_LEAD times faster than the fastest baseline its evaluation timed and the best time so
-    far beats the incumbent's by more than LAG_DISPATCH_GAIN."""
+def shape_gains(ctx: ProposalContext, best: dict[str, tuple[Trial, float]]) -> dict[str, float]:
+    """Shape id -> incumbent time / best time so far, at the shapes where that beats the incumbent
+    by more than LAG_DISPATCH_GAIN where the incumbent is not BASELINE_LEAD times faster than the
+    fastest baseline its evaluation timed, by more than SHAPE_DISPATCH_GAIN elsewhere."""
     inc = incumbent_trial(ctx)
     if inc is None:
         return {}
     gains = {}
     for row in (ctx.incumbent_eval or {}).get("shapes", []):
         sid, us, speedup = row["id"], row.get("time_us"), row.get("speedup") or {}
+        if sid not in best or sid not in inc.times_us or best[sid][1] <= 0:
+            continue
         bases = [us * x for x in speedup.values() if us and x and x > 0]
-        if bases and us * BASELINE_LEAD > min(bases) and sid in best and sid in inc.times_us and best[sid][1] > 0:
-            gains[sid] = inc.times_us[sid] / best[sid][1]
-    return {sid: g for sid, g in gains.items() if g > 1.0 + LAG_DISPATCH_GAIN}
+        behind = bool(bases) and us * BASELINE_LEAD > min(bases)
+        gain = inc.times_us[sid] / best[sid][1]
+        if gain > 1.0 + (LAG_DISPATCH_GAIN if behind else SHAPE_DISPATCH_GAIN):
+            gains[sid] = gain
+    return gains
 
 
 BORROW_MAX = 6

@@ -78,11 +78,11 @@ def test_proposes_a_dispatcher_when_shapes_disagree_then_tunes_untried_points(ke
 
 
 def test_a_small_gain_at_a_shape_behind_a_baseline_is_dispatched(kernels):
-    """After the screen, a configuration 3 % faster than the incumbent at the lightest shape alone is
-    worth a dispatcher (the comparison's per-shape rule can promote it) while that shape is behind
-    torch.compile, though the weighted gain is under DISPATCH_MIN_GAIN; once the shape is ahead of
-    every baseline, it is not."""
-    from aka.propose.tuner import DISPATCH_MIN_GAIN, _predicted_gain, lagging_gains
+    """After the screen, a configuration faster than the incumbent at the lightest shape alone is
+    worth a dispatcher (the comparison's per-shape rule can promote it) though the weighted gain is
+    under DISPATCH_MIN_GAIN: by more than 2 % while that shape is behind torch.compile, by more than
+    3 % (the noise between evaluations) once it is ahead of every baseline."""
+    from aka.propose.tuner import DISPATCH_MIN_GAIN, _predicted_gain, shape_gains
 
     light = min(SPEC.shapes, key=lambda s: s.weight).id
     tuner, trials, inc = Tuner([kernels]), [], None
@@ -98,11 +98,15 @@ def test_a_small_gain_at_a_shape_behind_a_baseline_is_dispatched(kernels):
         return ctx(trials, incumbent=inc, incumbent_eval={"shapes": rows})
     c = behind_by(0.99)
     assert _predicted_gain(c, best_per_shape(c)) < DISPATCH_MIN_GAIN
-    assert lagging_gains(c, best_per_shape(c)) == {light: pytest.approx(10.0 / 9.7)}
+    assert shape_gains(c, best_per_shape(c)) == {light: pytest.approx(10.0 / 9.7)}
     p = tuner.propose(c)
     assert p.candidate.origin == "dispatcher" and p.meta["routes"][light].startswith("rmsnorm/multi_row_tile.py")
-    ahead = tuner.propose(behind_by(1.2))
-    assert ahead.candidate.origin == "tuner"
+    ahead = tuner.propose(behind_by(1.2))                 # 3.1 % at a shape ahead: above SHAPE_DISPATCH_GAIN too
+    assert ahead.candidate.origin == "dispatcher"
+    for t in trials:                                      # 2.5 %: enough behind a baseline, not ahead of it
+        t.times_us.update({light: 9.75} if t.times_us[light] < 10.0 else {})
+    assert tuner.propose(behind_by(0.99)).candidate.origin == "dispatcher"
+    assert tuner.propose(behind_by(1.2)).candidate.origin == "tuner"
 
 
 def test_a_large_predicted_gain_dispatches_before_the_screen_ends_and_a_later_winner_joins_the_next(kernels):
