@@ -11,6 +11,7 @@ params:
   PROGRAMS_PER_SM: {values: [1, 2, 4, 8], default: 4}
   HIST_BLOCK: {values: [1024, 2048, 4096, 8192], default: 4096}
   DOT_MIN_BINS: {values: [64, 128, 256, 512, 1024], default: 512}
+  TILE_LOADS: {values: [0, 1], default: 1}
 requires: []
 sources:
   - https://triton-lang.org/main/python-api/generated/triton.language.dot.html
@@ -39,7 +40,21 @@ where a [32, 512] x [512, 32] int8 product is a handful of mma instructions. Eve
 bins and fewer) already beat torch.compile 5-20x with tl.histogram and keeps that path.
 Measured by the harness on one H200 (2026-12-04, `tools/suite_bench.py --kernels`): the prediction
 failed: buckets-16m-1024 took 640 us (events), 0.35x torch.compile (226) and behind
-privatized_grid_stride (262), level with block_histogram (638); not yet profiled. At the three MoE
+privatized_grid_stride (262), level with block_histogram (638); not yet profiled.
+
+Why, from the sm_90 build (session 45, `tools/offline_compile.py --ptx-dir`, Triton 3.7.1; no GPU):
+the two one-hot tiles were built in the blocked layout of the compare and moved into the mma
+operand layout through shared memory, a byte at a time. Per loop trip each thread ran 256
+st.shared.b8, 256 ld.shared.b8 and 128 ld.shared.b32 (the ids spread to the columns it holds)
+beside 32 mma.sync: about 113 shared-memory instructions per id, on 168 registers (3 programs per
+SM). fp16 one-hot tiles only halve that (256 st.shared.b16). With TILE_LOADS each operand's ids
+are loaded as its own 2D tile (the 1D offsets broadcast over the other dimension, one pipeline
+stage) and compared where they lie, so the one-hot is born in the operand layout: the build's loop
+has no shared-memory access at all (64 ld.global.v4.b32 per trip, the repeats of an id served by
+L1), 42 registers, 6 programs per SM. The cost moves to L1: each id is read by every thread that
+holds one of its one-hot entries, about 256 bytes of L1 traffic per id, some 145 us for 16M ids at
+the H100's L1 bandwidth by that count, against torch.compile's 209 (session 45, H100). Not run on a
+GPU yet. At the three MoE
 shapes (the tl.histogram path) it is the fastest of the five kernels: 7.03, 5.78 and 3.53 us by
 graph replay. torch.compile cannot be captured in a CUDA graph there (a host copy), so the ratios,
 8.49x, 18.6x and 20.9x, set this kernel's events times (9.57, 8.38, 5.06 us) against torch.compile's
@@ -54,6 +69,7 @@ DOT_BLOCK = 512
 PROGRAMS_PER_SM = 4
 HIST_BLOCK = 4096
 DOT_MIN_BINS = 512
+TILE_LOADS = 1
 CPU_SMS = 4  # the interpreter has no SMs: a small fixed grid that still exercises the stride
 SINGLE_MAX = 8192  # ids up to which one program counts everything and stores the counts itself
 
@@ -66,18 +82,27 @@ def _zero_counts(c_ptr, n_bins, BLOCK: tl.constexpr):
 
 @triton.jit
 def _count_onehot_dot(ids_ptr, c_ptr, n, n_bins, BLOCK: tl.constexpr, HI: tl.constexpr, LO: tl.constexpr,
-                      LOG_LO: tl.constexpr):
+                      LOG_LO: tl.constexpr, TILE_LOADS: tl.constexpr):
     lanes = tl.arange(0, BLOCK)
     rh = tl.arange(0, HI)
     rl = tl.arange(0, LO)
     acc = tl.zeros([HI, LO], dtype=tl.int32)
     for t in range(tl.program_id(0), tl.cdiv(n, BLOCK), tl.num_programs(0)):
         offs = tl.cast(t, tl.int64) * BLOCK + lanes
-        live = offs < n
-        ids = tl.load(ids_ptr + offs, mask=live, other=-1)
-        ids = tl.where(live & (ids < n_bins), ids, -1)   # -1 (and any negative id) has a high part < 0
-        a = (rh[:, None] == (ids >> LOG_LO)[None, :]).to(tl.int8)   # [HI, BLOCK] one-hot of the high part
-        b = ((ids & (LO - 1))[:, None] == rl[None, :]).to(tl.int8)   # [BLOCK, LO] one-hot of the low part
+        if TILE_LOADS:  # each operand's ids as its own 2D tile: the one-hot is born in the dot's layout
+            oa = offs[None, :] + 0 * rh[:, None]                     # [HI, BLOCK]
+            ia = tl.load(ids_ptr + oa, mask=oa < n, other=-1)
+            ia = tl.where(ia < n_bins, ia, -1)                       # out of range: no high part matches
+            ob = offs[:, None] + 0 * rl[None, :]                     # [BLOCK, LO]
+            ib = tl.load(ids_ptr + ob, mask=ob < n, other=0)         # its A column is zero when out of range
+            a = (rh[:, None] == (ia >> LOG_LO)).to(tl.int8)
+            b = ((ib & (LO - 1)) == rl[None, :]).to(tl.int8)
+        else:
+            live = offs < n
+            ids = tl.load(ids_ptr + offs, mask=live, other=-1)
+            ids = tl.where(live & (ids < n_bins), ids, -1)   # -1 (and any negative id) has a high part < 0
+            a = (rh[:, None] == (ids >> LOG_LO)[None, :]).to(tl.int8)   # [HI, BLOCK] one-hot of the high part
+            b = ((ids & (LO - 1))[:, None] == rl[None, :]).to(tl.int8)   # [BLOCK, LO] one-hot of the low part
         acc = tl.dot(a, b, acc, out_dtype=tl.int32)
     bins = rh[:, None] * LO + rl[None, :]
     tl.atomic_add(c_ptr + bins, acc.to(c_ptr.dtype.element_ty), mask=(bins < n_bins) & (acc > 0), sem="relaxed")
@@ -122,7 +147,8 @@ class ModelNew(torch.nn.Module):
             hi = max(16, bins_p2 // lo)
             n_programs = min(sms * PROGRAMS_PER_SM, triton.cdiv(n, DOT_BLOCK))
             _count_onehot_dot[(n_programs,)](ids, counts, n, nb, BLOCK=DOT_BLOCK, HI=hi, LO=lo,
-                                             LOG_LO=lo.bit_length() - 1, num_warps=4)
+                                             LOG_LO=lo.bit_length() - 1, TILE_LOADS=TILE_LOADS, num_warps=4,
+                                             num_stages=1 if TILE_LOADS else 3)   # no pipelined [HI, BLOCK] id tiles
         else:
             n_programs = min(sms * PROGRAMS_PER_SM, triton.cdiv(n, HIST_BLOCK))
             _count_hist[(n_programs,)](ids, counts, n, nb, BLOCK=HIST_BLOCK, BINS=bins_p2, STORE=False,
