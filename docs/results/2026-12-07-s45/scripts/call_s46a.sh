@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # For the session after 45, on whichever card the device tool gives for `nvidia-h200` (one call,
 # BUDGET seconds, default 575; saves s46a.tgz to $OUT):
-#  0. the GPU correctness of histogram/onehot_dot_privatized's TILE_LOADS path (written in session 45
-#     without a GPU): the suite's kernel test and tests/reference_kernels/test_histogram_onehot.py;
+#  0. the GPU correctness of the two kernels changed in session 45 without a GPU (histogram/
+#     onehot_dot_privatized's TILE_LOADS path, reverse_rows/flat_mirrored's VEC_FLIP now the default):
+#     the suite's kernel tests and tests/reference_kernels/test_histogram_onehot.py;
 #  1. the suites continued through .carry/gm-<card>/ (h100: session 45's tables, llm-inference whole and
 #     kernel-patterns 27 of 34; h200: from nothing), at most SUITE_S seconds (default 240), then
-#     onehot_dot_privatized measured again into this card's kernel-patterns table (--kernels);
+#     both measured again into this card's kernel-patterns table (--kernels);
 #  2. Nsight Compute on the worst shapes below the bar in this card's tables, beside torch.compile
 #     (tools/loser_profile.py): histogram buckets-16m-1024 (0.845x on the H100), matmul_bf16 square-4096
 #     (0.903x cuBLAS), layout_nchw_to_nhwc vit-image (0.949x), embedding's decode shapes (0.92-0.96x).
@@ -18,7 +19,7 @@ card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "card:
 case "$card" in *H200*) slug=h200 ;; *H100*) slug=h100 ;; *) echo "neither an H200 nor an H100"; exit 4 ;; esac
 export PYTHONPATH="$PWD"; carried_wheels || exit 3
 timeout 120 python3 -m pytest -q -p no:cacheprovider -m gpu tests/reference_kernels/test_reference_kernels.py \
-  -k onehot_dot_privatized > "$W/pytest-gpu.txt" 2>&1; tail -n 1 "$W/pytest-gpu.txt"
+  -k "onehot_dot_privatized or flat_mirrored" > "$W/pytest-gpu.txt" 2>&1; tail -n 1 "$W/pytest-gpu.txt"
 timeout 60 python3 -m pytest -q -p no:cacheprovider tests/reference_kernels/test_histogram_onehot.py \
   > "$W/pytest-onehot.txt" 2>&1; tail -n 1 "$W/pytest-onehot.txt"
 [ -d ".carry/gm-$slug" ] && cp ".carry/gm-$slug"/*.json "$W/from/" 2>/dev/null
@@ -27,7 +28,7 @@ OUT="$W/s" bash tools/h200_suite_bench.sh --budget-s "${SUITE_S:-240}" --label "
 tail -n 4 "$W/s/run.txt"; save
 [ -f "$W/s/kernel-patterns.json" ] && cp "$W/s/kernel-patterns.json" "$W/from/"
 mkdir -p "$W/k"; OUT="$W/k" bash tools/h200_suite_bench.sh --budget-s 150 --label "$LABEL" --jobs 1 --from "$W/from" \
-  --kernels histogram/onehot_dot_privatized suites/kernel-patterns > "$W/k/run.txt" 2>&1; echo "onehot kernel rc $?"
+  --kernels histogram/onehot_dot_privatized,reverse_rows/flat_mirrored suites/kernel-patterns > "$W/k/run.txt" 2>&1; echo "onehot kernel rc $?"
 [ -f "$W/k/kernel-patterns.json" ] && cp "$W/k/kernel-patterns.json" "$W/s/kernel-patterns.json"; save
 for suite in kernel-patterns llm-inference; do             # the newest table of each suite, this run's or the carried one
   RES[${#RES[@]}]=$( [ -f "$W/s/$suite.json" ] && echo "$W/s/$suite.json" || echo "$W/from/$suite.json" )
