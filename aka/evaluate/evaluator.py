@@ -264,7 +264,7 @@ def weigh(comparisons: list[Comparison], weights: dict[str, float]) -> Decision:
     if speedup < 1.0:
         return Decision(False, f"slower: {speedup:.3f}x weighted, noise {noise:.3f}{note}",
                         speedup, noise, comparisons)
-    faster = [c for c in comparisons if c.significant and c.speedup - 1.0 > c.noise]
+    faster = [c for c in comparisons if c.speedup - 1.0 > c.noise]
     if speedup - 1.0 <= noise and faster and not slower:
         where = ", ".join(f"{c.shape} {c.speedup:.3f}x (noise {c.noise:.3f})" for c in faster)
         return Decision(True, f"faster beyond noise at {where}, slower beyond noise nowhere; "

@@ -326,16 +326,18 @@ class Tuner:
         (EARLY_DISPATCH_GAIN) over an incumbent; once screening is over `_dispatch` takes over."""
         if incumbent_trial(ctx) is None or self._screen(ctx, families, tried, parent) is None:
             return None
-        return self._dispatch(ctx, families, tried, parent, min_gain=EARLY_DISPATCH_GAIN, lagging=False)
+        return self._dispatch(ctx, families, tried, parent, min_gain=EARLY_DISPATCH_GAIN, per_shape=False)
 
     def _dispatch(self, ctx, families, tried, parent, min_gain: float = DISPATCH_MIN_GAIN,
-                  lagging: bool = True) -> Proposal | None:
+                  per_shape: bool = True) -> Proposal | None:
+        """A dispatcher over the per-shape winners, when its predicted weighted gain exceeds MIN_GAIN
+        or (PER_SHAPE) it moves some shape by more than `shape_gains` asks."""
         best = best_per_shape(ctx)
         by_key = {f.key: f for f in families}
         winners = [t for t in winners_by_config(best).values() if t.family in by_key]
         if len(winners) < 2:
             return None
-        if _predicted_gain(ctx, best) <= min_gain and not (lagging and shape_gains(ctx, best)):
+        if _predicted_gain(ctx, best) <= min_gain and not (per_shape and shape_gains(ctx, best)):
             return None
         shapes = {sid: tuple(tuple(s) for s in t.input_shapes.get(sid, [])) for sid, (t, _) in best.items()}
         rule = unseen_rule(ctx, shapes)
