@@ -82,8 +82,9 @@ def test_weighing_follows_the_shape_weights():
 
 def test_a_gain_beyond_noise_at_one_light_shape_and_no_loss_elsewhere_promotes():
     """The weighted gain of a dispatcher that moves one light shape to a faster kernel is within
-    the weighted noise; faster beyond its own noise there and slower beyond noise nowhere, it is
-    promoted. A loss beyond noise anywhere, a weighted slowdown, or no shape beyond its noise: not."""
+    the weighted noise; faster by more than twice its own noise there and slower beyond noise
+    nowhere, it is promoted. A loss beyond noise anywhere, a weighted slowdown, or no shape two
+    noise widths up: not."""
     from aka.evaluate.evaluator import weigh
     from aka.spec.result import Comparison
 
@@ -92,10 +93,11 @@ def test_a_gain_beyond_noise_at_one_light_shape_and_no_loss_elsewhere_promotes()
 
     weights = {"light": 0.05, "a": 0.5, "b": 0.45}
     d = weigh([cmp("light", 1.03), cmp("a", 0.995), cmp("b", 1.004)], weights)
-    assert d.promote and d.speedup - 1.0 < d.noise and "faster beyond noise at light 1.030x" in d.reason
+    assert d.promote and d.speedup - 1.0 < d.noise and "its noise at light 1.030x" in d.reason
     assert not weigh([cmp("light", 1.03), cmp("a", 0.98), cmp("b", 1.004)], weights).promote   # a: slower beyond noise
     assert not weigh([cmp("light", 1.03), cmp("a", 0.992), cmp("b", 0.992)], weights).promote  # slower weighted
     assert not weigh([cmp("light", 1.009), cmp("a", 1.0), cmp("b", 1.004)], weights).promote   # nowhere beyond noise
+    assert not weigh([cmp("light", 1.015), cmp("a", 1.0), cmp("b", 1.004)], weights).promote   # one width, not two
 
 
 def test_a_gpu_that_disappears_ends_the_run_resumably_with_exit_3(tmp_path):
