@@ -454,17 +454,24 @@ BASELINE_LEAD = 1.02
 two evaluations is about this size)."""
 
 
+def fastest_baselines(ctx: ProposalContext) -> dict[str, tuple[float, float]]:
+    """Visible shape id -> (the incumbent's time, the fastest baseline its evaluation timed there:
+    torch.compile, eager or the production library), both in µs, where it timed any."""
+    out = {}
+    for row in (ctx.incumbent_eval or {}).get("shapes", []):
+        us, speedup = row.get("time_us"), row.get("speedup") or {}
+        bases = [us * x for x in speedup.values() if us and x and x > 0]
+        if bases:
+            out[row["id"]] = (us, min(bases))
+    return out
+
+
 def behind_baselines(ctx: ProposalContext, best: dict[str, tuple[Trial, float]]) -> list[str]:
     """Visible shape ids whose fastest accepted time so far is not BASELINE_LEAD times faster than
     the fastest baseline (torch.compile, eager, the production library) the incumbent's evaluation
     timed there: the shapes where a tuning turn is most likely to change the verdict."""
-    out = []
-    for row in (ctx.incumbent_eval or {}).get("shapes", []):
-        us, speedup = row.get("time_us"), row.get("speedup") or {}
-        bases = [us * x for x in speedup.values() if us and x and x > 0]
-        if bases and row["id"] in best and best[row["id"]][1] * BASELINE_LEAD > min(bases):
-            out.append(row["id"])
-    return out
+    return [sid for sid, (_, base) in fastest_baselines(ctx).items()
+            if sid in best and best[sid][1] * BASELINE_LEAD > base]
 
 
 def shape_gains(ctx: ProposalContext, best: dict[str, tuple[Trial, float]]) -> dict[str, float]:
@@ -474,14 +481,14 @@ def shape_gains(ctx: ProposalContext, best: dict[str, tuple[Trial, float]]) -> d
     inc = incumbent_trial(ctx)
     if inc is None:
         return {}
+    bases = fastest_baselines(ctx)
     gains = {}
-    for row in (ctx.incumbent_eval or {}).get("shapes", []):
-        sid, us, speedup = row["id"], row.get("time_us"), row.get("speedup") or {}
-        if sid not in best or sid not in inc.times_us or best[sid][1] <= 0:
+    for sid in (row["id"] for row in (ctx.incumbent_eval or {}).get("shapes", [])):
+        us = inc.times_us.get(sid)
+        if us is None or sid not in best or best[sid][1] <= 0:
             continue
-        bases = [us * x for x in speedup.values() if us and x and x > 0]
-        behind = bool(bases) and us * BASELINE_LEAD > min(bases)
-        gain = inc.times_us[sid] / best[sid][1]
+        behind = sid in bases and bases[sid][0] * BASELINE_LEAD > bases[sid][1]
+        gain = us / best[sid][1]
         if gain > 1.0 + (LAG_DISPATCH_GAIN if behind else SHAPE_DISPATCH_GAIN):
             gains[sid] = gain
     return gains
