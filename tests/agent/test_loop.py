@@ -98,6 +98,10 @@ def test_a_gain_beyond_noise_at_one_light_shape_and_no_loss_elsewhere_promotes()
     assert not weigh([cmp("light", 1.03), cmp("a", 0.992), cmp("b", 0.992)], weights).promote  # slower weighted
     assert not weigh([cmp("light", 1.009), cmp("a", 1.0), cmp("b", 1.004)], weights).promote   # nowhere beyond noise
     assert not weigh([cmp("light", 1.015), cmp("a", 1.0), cmp("b", 1.004)], weights).promote   # one width, not two
+    # a candidate that widens its own noise does not hide a loss beyond 2 % at a heavy shape
+    heavy = {"light": 0.1, "a": 0.9}
+    assert not weigh([cmp("light", 1.5), cmp("a", 0.97, noise=0.10)], heavy).promote
+    assert weigh([cmp("light", 1.5), cmp("a", 0.99, noise=0.10)], heavy).promote
 
 
 def test_a_gpu_that_disappears_ends_the_run_resumably_with_exit_3(tmp_path):
