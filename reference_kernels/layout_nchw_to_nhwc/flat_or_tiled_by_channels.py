@@ -26,7 +26,11 @@ transpose) with sizes picked per shape. Nsight Compute on the H200
 (docs/results/h200-2026-12-04-losers/kernel-patterns/layout_nchw_to_nhwc/vit-image-1x3x336x336):
 our tiled_transpose ran 1764 programs of 128 threads whose [32, 64] tiles were 29/32 padding for
 C = 3, 4.26 us; torch.compile a flat 662 x 256-thread gather (512 elements a program), 2.72 us.
-A BLOCK_C of 0 selects the flat path. With AUTO = 1 (the default) forward picks path and sizes per
+Nsight Compute on an H100 (session 46, docs/results/2026-12-07-s46, `tools/loser_profile.py`) at
+vit-image: the flat path 3.20 us of device time against torch.compile's 3.07, on the same grid (331
+programs of 128 threads) and the same offset arithmetic, except that Inductor's kernel, built for
+the batch of one, has no image index to divide out (7.2 % against 4.4 % SM busy). So a batch of
+one now takes the flat path without the division by H*W. A BLOCK_C of 0 selects the flat path. With AUTO = 1 (the default) forward picks path and sizes per
 shape from an H200 sweep; AUTO = 0 uses the module constants. Measured by the harness on one H200
 (2026-12-04, `tools/suite_bench.py --kernels`, bf16): the fastest of the three kernels and ahead of
 torch.compile at all four shapes: resnet-stem 26.0 us (events, 1.10x), sd-unet-8x320 11.0 (graph,
@@ -46,16 +50,18 @@ NUM_WARPS = 4
 
 @triton.jit
 def _nchw_to_nhwc_flat(x_ptr, y_ptr, n_elem, C: tl.constexpr, HW: tl.constexpr, BLOCK: tl.constexpr,
-                       EVEN: tl.constexpr, WIDE: tl.constexpr):
+                       EVEN: tl.constexpr, WIDE: tl.constexpr, ONE_IMAGE: tl.constexpr):
     pid = tl.program_id(0)
     if WIDE:
         pid = pid.to(tl.int64)
     offs = pid * BLOCK + tl.arange(0, BLOCK)
     ch = offs % C
     pix = offs // C                     # image * HW + hw
-    img = pix // HW
-    hw = pix % HW
-    src = (img * C + ch) * HW + hw
+    if ONE_IMAGE:                       # a batch of one: the pixel is hw, no division by HW
+        src = ch * HW + pix
+    else:
+        img = pix // HW
+        src = (img * C + ch) * HW + (pix - img * HW)
     if EVEN:
         tl.store(y_ptr + offs, tl.load(x_ptr + src))
     else:
@@ -94,7 +100,7 @@ class ModelNew(torch.nn.Module):
         if block_c == 0:
             _nchw_to_nhwc_flat[(triton.cdiv(numel, block_hw),)](
                 x, y, numel, C=c, HW=hw, BLOCK=block_hw, EVEN=numel % block_hw == 0,
-                WIDE=numel + 4 * block_hw >= 2**31, num_warps=warps)
+                WIDE=numel + 4 * block_hw >= 2**31, ONE_IMAGE=n == 1, num_warps=warps)
         else:
             grid = (triton.cdiv(hw, block_hw), triton.cdiv(c, block_c), n)
             _nchw_to_nhwc_tile[grid](x, y, C=c, HW=hw, BLOCK_C=block_c, BLOCK_HW=block_hw, num_warps=warps)
