@@ -2,7 +2,7 @@
 ---
 op: histogram
 strategy: onehot-tensor-core-privatized-histogram
-techniques: [privatization, one-hot-matmul, tensor-core-counting, int8-dot, tl-histogram, grid-stride-loop, persistent-grid, integer-atomics, single-program-fast-path, init-kernel, masked-tail, deterministic, tensor-cores]
+techniques: [privatization, one-hot-matmul, tensor-core-counting, int8-dot, tl-histogram, grid-stride-loop, persistent-grid, integer-atomics, single-program-fast-path, init-kernel, masked-tail, deterministic, tensor-cores, byte-codes-prepass, simd-byte-compare, inline-asm]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
@@ -12,11 +12,14 @@ params:
   HIST_BLOCK: {values: [1024, 2048, 4096, 8192], default: 4096}
   DOT_MIN_BINS: {values: [64, 128, 256, 512, 1024], default: 512}
   TILE_LOADS: {values: [0, 1], default: 1}
+  BYTE_CODES: {values: [0, 1], default: 1}
 requires: []
 sources:
   - https://triton-lang.org/main/python-api/generated/triton.language.dot.html
   - https://triton-lang.org/main/python-api/generated/triton.language.histogram.html
   - https://developer.nvidia.com/blog/gpu-pro-tip-fast-histograms-using-shared-atomics-on-maxwell/
+  - https://triton-lang.org/main/python-api/generated/triton.language.inline_asm_elementwise.html
+  - https://graphics.stanford.edu/~seander/bithacks.html#ZeroInWord
 ---
 Counting on the tensor cores. Write a bin as b = hi * LO + lo with LO = 32 (or fewer for small bin
 counts); then count[hi, lo] = sum over ids of [hi(id) = hi] * [lo(id) = lo], which is the product
@@ -54,7 +57,20 @@ has no shared-memory access at all (64 ld.global.v4.b32 per trip, the repeats of
 L1), 42 registers, 6 programs per SM. The cost moves to L1: each id is read by every thread that
 holds one of its one-hot entries, about 256 bytes of L1 traffic per id, some 145 us for 16M ids at
 the H100's L1 bandwidth by that count, against torch.compile's 209 (session 45, H100). Not run on a
-GPU yet. At the three MoE
+GPU yet. Measured by the harness on an H100 (session 46, `tools/suite_bench.py --kernels`, events):
+628.9 -> 257.4 us at buckets-16m-1024, 0.81x torch.compile (209.4); the H100's Nsight profile of
+torch.compile there (`tools/loser_profile.py`) shows aten's kernelHistogram1D at 168 us of device time.
+The sm_90 build says where the 257 us go: per 512-id trip each thread runs 256 setp, 260 selp, 256
+mov and 192 prmt (build a 0/1 byte per one-hot entry, pack four into a register) against 64 loads,
+32 mma and 48 ldmatrix/stmatrix: some 8.7 warp instructions per id, so the loop is bound by issue,
+not by L1 as estimated. BYTE_CODES (default 1) removes most of them: a first pass writes each id's
+high and low parts as bytes (-1 for an id out of range or past the end), the counting loop loads
+those bytes as its tiles (four k-consecutive bytes are one 32-bit register of the int8 mma operand)
+and compares four at a time: x = codes ^ row, and a byte of x is zero exactly when the high bit of
+~(((x & 0x7f7f7f7f) + 0x7f7f7f7f) | x) is set, so five 32-bit operations give four one-hot bytes
+(PTX through tl.inline_asm_elementwise, pack 4; plain compares on other back-ends and in the
+interpreter). The pass reads the ids once more and writes 2 bytes an id (~35 us of DRAM at 16M ids);
+the loop should need about 2.4x fewer instructions. Not run on a GPU yet. At the three MoE
 shapes (the tl.histogram path) it is the fastest of the five kernels: 7.03, 5.78 and 3.53 us by
 graph replay. torch.compile cannot be captured in a CUDA graph there (a host copy), so the ratios,
 8.49x, 18.6x and 20.9x, set this kernel's events times (9.57, 8.38, 5.06 us) against torch.compile's
@@ -70,6 +86,8 @@ PROGRAMS_PER_SM = 4
 HIST_BLOCK = 4096
 DOT_MIN_BINS = 512
 TILE_LOADS = 1
+BYTE_CODES = 1
+CODES_MAX_HI = 64  # byte codes hold high parts up to this (and -1): bin counts up to 64 x 32
 CPU_SMS = 4  # the interpreter has no SMs: a small fixed grid that still exercises the stride
 SINGLE_MAX = 8192  # ids up to which one program counts everything and stores the counts itself
 
@@ -103,6 +121,55 @@ def _count_onehot_dot(ids_ptr, c_ptr, n, n_bins, BLOCK: tl.constexpr, HI: tl.con
             ids = tl.where(live & (ids < n_bins), ids, -1)   # -1 (and any negative id) has a high part < 0
             a = (rh[:, None] == (ids >> LOG_LO)[None, :]).to(tl.int8)   # [HI, BLOCK] one-hot of the high part
             b = ((ids & (LO - 1))[:, None] == rl[None, :]).to(tl.int8)   # [BLOCK, LO] one-hot of the low part
+        acc = tl.dot(a, b, acc, out_dtype=tl.int32)
+    bins = rh[:, None] * LO + rl[None, :]
+    tl.atomic_add(c_ptr + bins, acc.to(c_ptr.dtype.element_ty), mask=(bins < n_bins) & (acc > 0), sem="relaxed")
+
+
+@triton.jit
+def _byte_codes(ids_ptr, hi_ptr, lo_ptr, n, n_bins, BLOCK: tl.constexpr, LO: tl.constexpr, LOG_LO: tl.constexpr):
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    live = offs < n
+    ids = tl.load(ids_ptr + offs, mask=live, other=-1)
+    keep = (ids >= 0) & (ids < n_bins)
+    tl.store(hi_ptr + offs, tl.where(keep, ids >> LOG_LO, -1).to(tl.int8), mask=live)   # -1 matches no row
+    tl.store(lo_ptr + offs, (ids & (LO - 1)).to(tl.int8), mask=live)
+
+
+@triton.jit
+def _equal_bytes(codes, rows, SIMD: tl.constexpr):
+    """1 where an int8 code equals its row, else 0 (int8): four bytes a 32-bit operation with SIMD."""
+    if SIMD:
+        return tl.inline_asm_elementwise(
+            """{
+            .reg .b32 x, t;
+            xor.b32 x, $1, $2;
+            and.b32 t, x, 0x7f7f7f7f;
+            add.u32 t, t, 0x7f7f7f7f;
+            or.b32 t, t, x;
+            not.b32 t, t;
+            and.b32 t, t, 0x80808080;
+            shr.u32 $0, t, 7;
+            }""",
+            "=r,r,r", [codes, rows], dtype=tl.int8, is_pure=True, pack=4)
+    return (codes == rows).to(tl.int8)
+
+
+@triton.jit
+def _count_onehot_codes(hi_ptr, lo_ptr, c_ptr, n, n_bins, BLOCK: tl.constexpr, HI: tl.constexpr,
+                        LO: tl.constexpr, SIMD: tl.constexpr):
+    lanes = tl.arange(0, BLOCK)
+    rh = tl.arange(0, HI)
+    rl = tl.arange(0, LO)
+    row_a = (rh[:, None] + 0 * lanes[None, :]).to(tl.int8)            # [HI, BLOCK]: the row of each entry
+    col_b = (rl[None, :] + 0 * lanes[:, None]).to(tl.int8)            # [BLOCK, LO]
+    acc = tl.zeros([HI, LO], dtype=tl.int32)
+    for t in range(tl.program_id(0), tl.cdiv(n, BLOCK), tl.num_programs(0)):
+        offs = tl.cast(t, tl.int64) * BLOCK + lanes
+        oa = offs[None, :] + 0 * rh[:, None]                            # the codes as the operands' own tiles
+        ob = offs[:, None] + 0 * rl[None, :]
+        a = _equal_bytes(tl.load(hi_ptr + oa, mask=oa < n, other=-1), row_a, SIMD)
+        b = _equal_bytes(tl.load(lo_ptr + ob, mask=ob < n, other=0), col_b, SIMD)
         acc = tl.dot(a, b, acc, out_dtype=tl.int32)
     bins = rh[:, None] * LO + rl[None, :]
     tl.atomic_add(c_ptr + bins, acc.to(c_ptr.dtype.element_ty), mask=(bins < n_bins) & (acc > 0), sem="relaxed")
@@ -146,9 +213,18 @@ class ModelNew(torch.nn.Module):
             lo = min(32, max(16, bins_p2 // 16))
             hi = max(16, bins_p2 // lo)
             n_programs = min(sms * PROGRAMS_PER_SM, triton.cdiv(n, DOT_BLOCK))
-            _count_onehot_dot[(n_programs,)](ids, counts, n, nb, BLOCK=DOT_BLOCK, HI=hi, LO=lo,
-                                             LOG_LO=lo.bit_length() - 1, TILE_LOADS=TILE_LOADS, num_warps=4,
-                                             num_stages=1 if TILE_LOADS else 3)   # no pipelined [HI, BLOCK] id tiles
+            if BYTE_CODES and hi <= CODES_MAX_HI:
+                codes = torch.empty((2, n), dtype=torch.int8, device=ids.device)
+                _byte_codes[(triton.cdiv(n, 2048),)](ids, codes[0], codes[1], n, nb, BLOCK=2048, LO=lo,
+                                                     LOG_LO=lo.bit_length() - 1, num_warps=8)
+                # PTX: NVIDIA only, not the interpreter's CPU tensors (meta ones are tools/offline_compile.py's sm_90 build)
+                simd = ids.device.type in ("cuda", "meta") and torch.version.hip is None
+                _count_onehot_codes[(n_programs,)](codes[0], codes[1], counts, n, nb, BLOCK=DOT_BLOCK, HI=hi, LO=lo,
+                                                   SIMD=simd, num_warps=4, num_stages=1)
+            else:
+                _count_onehot_dot[(n_programs,)](ids, counts, n, nb, BLOCK=DOT_BLOCK, HI=hi, LO=lo,
+                                                 LOG_LO=lo.bit_length() - 1, TILE_LOADS=TILE_LOADS, num_warps=4,
+                                                 num_stages=1 if TILE_LOADS else 3)   # no pipelined id tiles
         else:
             n_programs = min(sms * PROGRAMS_PER_SM, triton.cdiv(n, HIST_BLOCK))
             _count_hist[(n_programs,)](ids, counts, n, nb, BLOCK=HIST_BLOCK, BINS=bins_p2, STORE=False,
