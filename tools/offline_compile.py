@@ -276,12 +276,13 @@ def run_kernel(kernel: Path, which: str, point: dict, arch: int, seen: set,
 
 LOOP_PATTERNS = {
     "barriers": re.compile(r"\bbar\.sync\b"),
-    "shared": re.compile(r"\b(ld|st)\.shared\b"),
+    "shared": re.compile(r"\b((ld|st)\.shared|(ldmatrix|stmatrix)\.\S*\.shared)\b"),
     "subword_loads": re.compile(r"\bld\.global(?![^\s]*\.v[248]\.)[^\s]*\.[bsu](8|16)\s"),
 }
 """What loop_stats counts: a barrier or a shared-memory round trip inside a loop is where a layout
-conversion usually hides (Triton moving a tensor between two thread mappings), and a scalar load of
-one or two bytes where a vector load was meant."""
+conversion usually hides (Triton moving a tensor between two thread mappings; on sm_90 often as
+stmatrix/ldmatrix, which count as shared accesses too), and a scalar load of one or two bytes where a
+vector load was meant."""
 
 
 def loop_stats(ptx: str) -> dict:

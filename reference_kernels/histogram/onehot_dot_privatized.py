@@ -52,9 +52,10 @@ st.shared.b8, 256 ld.shared.b8 and 128 ld.shared.b32 (the ids spread to the colu
 beside 32 mma.sync: about 113 shared-memory instructions per id, on 168 registers (3 programs per
 SM). fp16 one-hot tiles only halve that (256 st.shared.b16). With TILE_LOADS each operand's ids
 are loaded as its own 2D tile (the 1D offsets broadcast over the other dimension, one pipeline
-stage) and compared where they lie, so the one-hot is born in the operand layout: the build's loop
-has no shared-memory access at all (64 ld.global.v4.b32 per trip, the repeats of an id served by
-L1), 42 registers, 6 programs per SM. The cost moves to L1: each id is read by every thread that
+stage) and compared where they lie: the build's loop has no byte-wise st.shared/ld.shared left (64
+ld.global.v4.b32 per trip, the repeats of an id served by L1), 42 registers, 6 programs per SM.
+(Session 45 read "no shared-memory access at all" here; the survey did not count stmatrix and
+ldmatrix then, and one operand still goes through 16 stmatrix and 32 ldmatrix per trip.) The cost moves to L1: each id is read by every thread that
 holds one of its one-hot entries, about 256 bytes of L1 traffic per id, some 145 us for 16M ids at
 the H100's L1 bandwidth by that count, against torch.compile's 209 (session 45, H100). Not run on a
 GPU yet. Measured by the harness on an H100 (session 46, `tools/suite_bench.py --kernels`, events):

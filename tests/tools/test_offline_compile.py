@@ -140,6 +140,17 @@ def test_loop_stats_counts_lines_inside_loops_once(tool):
     assert tool.loop_stats(ptx) == {"barriers": 1, "shared": 1, "subword_loads": 1}
 
 
+def test_loop_stats_counts_matrix_moves_through_shared_memory(tool):
+    """Session 45 read "no shared-memory access" off histogram's TILE_LOADS loop, which moves an
+    operand through stmatrix and ldmatrix every trip (session 46): both are shared accesses."""
+    ptx = "\n".join(["$L__BB0_3:", "\tbar.sync 0;",
+                     "\tstmatrix.sync.aligned.m8n8.x4.shared.b16 [%r5], {%r486, %r487, %r488, %r489};",
+                     "\tldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r2, %r3, %r4}, [%r6];",
+                     "\tmma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32 {%r7}, {%r8}, {%r9}, {%r10};",
+                     "\t@%p1 bra $L__BB0_3;"])
+    assert tool.loop_stats(ptx) == {"barriers": 1, "shared": 2, "subword_loads": 0}
+
+
 def test_inputs_that_need_data_to_build_are_made_on_the_cpu_then_recorded_on_meta(ptxas, tmp_path):
     """decode_attention_paged's make_inputs reads its sequence lengths to build the block table,
     which meta tensors cannot; both of the kernel's launches are still recorded and built."""
