@@ -20,8 +20,12 @@ decode batches enough parallelism (1 token x 4096 columns becomes 8 programs at 
 several tokens per program keep enough bytes in flight per program at prefill.
 Measured by the harness on one H200 (2026-12-04, graph replay): at llama3-8b-decode-256 the faster
 of the two kernels, 3.76 us, but 0.90x torch.compile's 3.37 us
-(docs/results/h200-2026-12-04-suites/llm-inference.json). It has not been profiled with Nsight
-Compute at that shape yet.
+(docs/results/h200-2026-12-04-suites/llm-inference.json). Nsight Compute on an H100 (session 46,
+`tools/loser_profile.py`, docs/results/2026-12-07-s46/s46a/lp-llm/) at llama3-8b-decode-256: 4.22 us
+of device time against torch.compile's 4.26, the same 2.1 MB moved (Inductor: 1024 programs of 128
+threads, 1024 elements each). Profiled alone it is level; the harness's graph-replay figure (3.76
+against 3.60 us, 0.96x, session 45) includes each launch's cost beside the next, which a 64 x 8 grid
+of 2D tiles may pay more of than a 1D grid. Not settled.
 """
 
 import torch

@@ -43,8 +43,11 @@ measured by the harness on an H100 SXM (2026-12-06, session 37, GPU correctness 
 docs/results/2026-12-06-s37/suite-full-h100/): buckets-16m-1024 254.91 us against torch.compile's 244.69 (0.96x, up
 from the 0.94x of privatized_grid_stride, SOL 0.08), still below. At the three small MoE shapes it
 runs 14-27x torch.compile but behind onehot_dot_privatized there, so tl.histogram stays the better
-choice at a few bins. Not profiled with Nsight yet: whether the 64 MB of ids or the atomics bound
-it is open.
+choice at a few bins. Nsight Compute on an H100 (session 46, `tools/loser_profile.py`,
+docs/results/2026-12-07-s46/s46a/lp-kp/) at buckets-16m-1024: 232.8 us of device time, 5.8 % SM
+and 8.9 % DRAM busy (69 MB moved): the atomics' latency bounds it, not the ids. torch.compile's aten
+kernelHistogram1D (shared-memory atomics, 993 x 512 threads) took 167.7 us at 49 % SM busy. It is the
+operator's best kernel at that shape in session 46's H100 table (247.9 us by the harness, 0.845x).
 """
 
 import torch

@@ -46,9 +46,15 @@ timing): the fastest of the six kernels at the four prefill shapes but still bel
 cuBLAS call: square-8192 1524 us (0.93x), square-4096 197 (0.91x), mlp-up 655 (0.98x), mlp-down 649
 (0.93x); flattening gained 5-9 % over tma_persistent (1625/207/715/680 us). skinny-64x8192x8192 (m =
 64, pointer-load path) took 68.6 us, 0.54x; decode_split_k_stream (35.7 us) is the kernel for it.
-It has not been profiled with Nsight Compute at the four prefill shapes yet: call 10 of
-docs/benchmarks.md listed matmul_bf16, but its budget reached only conv2d_3x3_nhwc, sort_rows and
-linear_bf16.
+Nsight Compute on an H100 SXM (session 46, `tools/loser_profile.py`, one profiled call each side,
+docs/results/2026-12-07-s46/s46a/lp-kp/): square-4096 178.9 us against cuBLAS's 175.0 (its kernel
+nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA: 2-CTA clusters, 1 producer and 2 consumer warpgroups,
+256x128 tiles, 4 stages), mlp-up 611.0 against 598.6, mlp-down 589.5 against 583.3: 1-2 % behind
+in device time, with 88-94 % SM busy on both sides, while the suite table timed by the harness has
+square-4096 at 0.903x (192.6 against 173.8 us). This kernel moves 17-20 % more DRAM traffic than
+cuBLAS at square-4096 and mlp-down (215 against 179 MB; 682 against 557). SMEM_BUDGET at 232000
+gives 128x256x64 a fourth stage (229,408 B of shared memory in the sm_90 build), a point the next
+probe times against cuBLAS.
 """
 
 import torch
