@@ -12,7 +12,8 @@
 #  3. parameter points against the baselines (tools/harness_probe.py): histogram BYTE_CODES 0/1 at
 #     buckets-16m-1024; matmul_bf16/tma_persistent_flat square-4096 (a fourth stage at 128x256x64:
 #     SMEM_BUDGET 232000 builds at 229,408 B for sm_90; GROUP_M); row_sum/adaptive_single_launch
-#     hidden-4k-rows-8192.
+#     hidden-4k-rows-8192; then, if time is left, gemv_transposed/split_k_fused_finalize
+#     gpt2-xl-mlp-up (0.953x cuBLAS) and max_pool_1d/contiguous_window_tile small (0.972x).
 # Carry .carry and .whl.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -46,6 +47,10 @@ harness_probe mm 80 6 $K/matmul_bf16 $R/matmul_bf16/tma_persistent_flat.py --sha
   --point SMEM_BUDGET=232000 --point GROUP_M=4 --point GROUP_M=16 --point SMEM_BUDGET=232000,GROUP_M=16
 harness_probe rowsum 50 5 $K/row_sum $R/row_sum/adaptive_single_launch.py --shape hidden-4k-rows-8192 \
   --point TILE=8192 --point NUM_WARPS=8 --point TILE=8192,NUM_WARPS=8
+harness_probe gemvt 60 4 $K/gemv_transposed $R/gemv_transposed/split_k_fused_finalize.py --shape gpt2-xl-mlp-up-1600x6400 \
+  --point SMALL_BLOCK_K=32 --point SMALL_PROGRAMS_PER_SM=1 --point SMALL_PROGRAMS_PER_SM=3,SMALL_BLOCK_K=8
+harness_probe pool 45 4 $K/max_pool_1d $R/max_pool_1d/contiguous_window_tile.py --shape small-4x128x512-k2s2 \
+  --point AUTO=0,BLOCK=256,NUM_WARPS=2 --point AUTO=0,BLOCK=1024,NUM_WARPS=4
 for f in "$W"/from/*.json; do
   python3 tools/suite_bench.py --render "$f" --per-shape 2>/dev/null | grep -E "^Suite|^Operators at" | cut -c1-200
   python3 tools/suite_bench.py --render "$f" --per-shape 2>/dev/null \
