@@ -11,6 +11,7 @@ params:
   NUM_STAGES: {values: [2, 3, 4, 5], default: 4}
   NUM_WARPS: {values: [4, 8], default: 8}
   EPILOGUE_SUBTILE: {values: [false, true], default: true}
+  TALL_TILE: {values: [0, 1], default: 0}
 requires: []
 sources:
   - https://triton-lang.org/main/getting-started/tutorials/09-persistent-matmul.html
@@ -54,7 +55,11 @@ in device time, with 88-94 % SM busy on both sides, while the suite table timed 
 square-4096 at 0.903x (192.6 against 173.8 us). This kernel moves 17-20 % more DRAM traffic than
 cuBLAS at square-4096 and mlp-down (215 against 179 MB; 682 against 557). SMEM_BUDGET at 232000
 gives 128x256x64 a fourth stage (229,408 B of shared memory in the sm_90 build), a point the next
-probe times against cuBLAS.
+probe times against cuBLAS. TALL_TILE=1 takes cuBLAS's tile shape instead, 256x128 on 8 warps (166
+registers, no spills): with GROUP_M 8 the 132 tiles in flight at 4096 x 4096 then span 8 x 16.5
+tiles of 256 x 128, about 16 MB of a and 17 MB of b, where 128x256 tiles span 8 MB of a and all 32 MB
+of b, so less of the working set should fall out of the 50 MB L2. Also a point of that probe; not
+measured yet.
 """
 
 import torch
@@ -66,6 +71,7 @@ GROUP_M = 8
 NUM_STAGES = 4
 NUM_WARPS = 8
 EPILOGUE_SUBTILE = True
+TALL_TILE = 0
 
 SMALL_M = 64              # on a GPU, m up to this takes the pointer path (decode is not this kernel's job)
 SMEM_BUDGET = 220 * 1024  # bytes of shared memory the pipeline and the store staging may take
@@ -157,9 +163,10 @@ def _tma_config(m: int, n: int, k: int, sms: int):
     block_k = _pow2_at_most(k, 16, 64)
     # waves of tiles x a tile's work over a rough guess of its MMA efficiency (not measured): big tiles
     # unless they leave SMs idle in the last wave
-    bm, bn = min(((128, 256, 1.0), (128, 128, 0.9), (64, 128, 0.75), (64, 64, 0.55)),
+    big = (256, 128, 1.0) if TALL_TILE else (128, 256, 1.0)
+    bm, bn = min((big, (128, 128, 0.9), (64, 128, 0.75), (64, 64, 0.55)),
                  key=lambda t: triton.cdiv(triton.cdiv(m, t[0]) * triton.cdiv(n, t[1]), sms) * t[0] * t[1] / t[2])[:2]
-    warps = 8 if bn == 256 else (4 if bm == 64 else NUM_WARPS)
+    warps = 8 if bm * bn == 256 * 128 else (4 if bm == 64 else NUM_WARPS)
     subtile = bool(EPILOGUE_SUBTILE)
     stages = NUM_STAGES
     store = bm * (bn // 2 if subtile else bn) * 2
