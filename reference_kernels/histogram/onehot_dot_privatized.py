@@ -55,10 +55,11 @@ are loaded as its own 2D tile (the 1D offsets broadcast over the other dimension
 stage) and compared where they lie: the build's loop has no byte-wise st.shared/ld.shared left (64
 ld.global.v4.b32 per trip, the repeats of an id served by L1), 42 registers, 6 programs per SM.
 (Session 45 read "no shared-memory access at all" here; the survey did not count stmatrix and
-ldmatrix then, and one operand still goes through 16 stmatrix and 32 ldmatrix per trip.) The cost moves to L1: each id is read by every thread that
+ldmatrix then, and one operand still goes through 16 stmatrix and 32 ldmatrix per trip.)
+The cost moves to L1: each id is read by every thread that
 holds one of its one-hot entries, about 256 bytes of L1 traffic per id, some 145 us for 16M ids at
-the H100's L1 bandwidth by that count, against torch.compile's 209 (session 45, H100). Not run on a
-GPU yet. Measured by the harness on an H100 (session 46, `tools/suite_bench.py --kernels`, events):
+the H100's L1 bandwidth by that count, against torch.compile's 209 (session 45, H100; an estimate
+made without a GPU). Measured by the harness on an H100 (session 46, `tools/suite_bench.py --kernels`, events):
 628.9 -> 257.4 us at buckets-16m-1024, 0.81x torch.compile (209.4); the H100's Nsight profile of
 torch.compile there (`tools/loser_profile.py`) shows aten's kernelHistogram1D at 168 us of device time.
 The sm_90 build says where the 257 us go: per 512-id trip each thread runs 256 setp, 260 selp, 256
