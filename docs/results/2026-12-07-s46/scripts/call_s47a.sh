@@ -11,10 +11,11 @@
 #  2. the kernel-patterns operators still unmeasured on this card, for what is left of SUITE_S s;
 #  3. parameter points against the baselines (tools/harness_probe.py): histogram BYTE_CODES 0/1 at
 #     buckets-16m-1024; matmul_bf16/tma_persistent_flat square-4096 (a fourth stage at 128x256x64:
-#     SMEM_BUDGET 232000 builds at 229,408 B for sm_90; GROUP_M; TALL_TILE's 256x128 tile, cuBLAS's);
-#     row_sum/adaptive_single_launch
-#     hidden-4k-rows-8192; then, if time is left, gemv_transposed/split_k_fused_finalize
-#     gpt2-xl-mlp-up (0.953x cuBLAS) and max_pool_1d/contiguous_window_tile small (0.972x).
+#     SMEM_BUDGET 232000 builds at 229,408 B for sm_90; GROUP_M; TALL_TILE's 256x128 tile, cuBLAS's),
+#     with mm-clocks.csv logging SM clock, power and throttle reasons every 200 ms meanwhile (its
+#     harness figure trails its Nsight figure); row_sum/adaptive_single_launch hidden-4k-rows-8192;
+#     then, if time is left, gemv_transposed/split_k_fused_finalize gpt2-xl-mlp-up (0.953x cuBLAS)
+#     and max_pool_1d/contiguous_window_tile small (0.972x).
 # Carry .carry and .whl.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -44,8 +45,11 @@ fi
 K=suites/kernel-patterns; R=reference_kernels
 harness_probe hist 60 4 $K/histogram $R/histogram/onehot_dot_privatized.py --shape buckets-16m-1024 \
   --point BYTE_CODES=0 --point PROGRAMS_PER_SM=8
+nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active \
+  --format=csv -lms 200 > "$W/mm-clocks.csv" 2>&1 & SMI=$!      # the clocks and power while the GEMMs are timed
 harness_probe mm 80 6 $K/matmul_bf16 $R/matmul_bf16/tma_persistent_flat.py --shape square-4096 \
   --point SMEM_BUDGET=232000 --point GROUP_M=16 --point TALL_TILE=1 --point TALL_TILE=1,SMEM_BUDGET=232000
+kill "$SMI" 2>/dev/null; save
 harness_probe rowsum 50 5 $K/row_sum $R/row_sum/adaptive_single_launch.py --shape hidden-4k-rows-8192 \
   --point TILE=8192 --point NUM_WARPS=8 --point TILE=8192,NUM_WARPS=8
 harness_probe gemvt 60 4 $K/gemv_transposed $R/gemv_transposed/split_k_fused_finalize.py --shape gpt2-xl-mlp-up-1600x6400 \
