@@ -285,9 +285,9 @@ stmatrix/ldmatrix, which count as shared accesses too), and a scalar load of one
 vector load was meant."""
 
 
-def loop_stats(ptx: str) -> dict:
-    """LOOP_PATTERNS counted over the lines inside the PTX's loops (from a label to the branch back
-    to it), each line once however many loops hold it."""
+def loop_lines(ptx: str) -> list[str]:
+    """The lines inside the PTX's loops (from a label to the branch back to it), each line once
+    however many loops hold it."""
     lines = ptx.splitlines()
     labels = {m.group(1): i for i, line in enumerate(lines) if (m := re.match(r"^(\$L__BB\d+_\d+):", line))}
     inside: set[int] = set()
@@ -295,7 +295,13 @@ def loop_stats(ptx: str) -> dict:
         m = re.search(r"\bbra(?:\.uni)?\s+(\$L__BB\d+_\d+);", line)
         if m and labels.get(m.group(1), i) < i:
             inside.update(range(labels[m.group(1)], i + 1))
-    return {name: sum(1 for i in inside if pat.search(lines[i])) for name, pat in LOOP_PATTERNS.items()}
+    return [lines[i] for i in sorted(inside)]
+
+
+def loop_stats(ptx: str) -> dict:
+    """LOOP_PATTERNS counted over the lines inside the PTX's loops."""
+    inside = loop_lines(ptx)
+    return {name: sum(1 for line in inside if pat.search(line)) for name, pat in LOOP_PATTERNS.items()}
 
 
 def table(rows: list[Compiled]) -> str:
