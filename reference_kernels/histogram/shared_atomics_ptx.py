@@ -2,7 +2,7 @@
 ---
 op: histogram
 strategy: shared-memory-atomics-inline-ptx
-techniques: [privatization, shared-memory-atomics, inline-asm, integer-atomics, sub-histograms, grid-stride-loop, persistent-grid, tl-histogram, single-program-fast-path, init-kernel, masked-tail, deterministic]
+techniques: [privatization, shared-memory-atomics, inline-asm, integer-atomics, sub-histograms, grid-stride-loop, persistent-grid, tl-histogram, single-program-fast-path, init-kernel, masked-tail, deterministic, eviction-hints]
 dsl: triton
 vendors: [nvidia, amd]
 archs: [any]
@@ -191,10 +191,10 @@ class ModelNew(torch.nn.Module):
         if single:  # one program, one launch, no zeroing
             _count[(1,)](ids, counts, n, nb, BLOCK=block, BINS=bins, COPIES=copies, SHARED=shared, STORE=True,
                          num_warps=NUM_WARPS)
-            return counts
-        _zero_counts[(triton.cdiv(nb, 1024),)](counts, nb, BLOCK=1024, num_warps=4)
-        sms = torch.cuda.get_device_properties(ids.device).multi_processor_count if ids.is_cuda else CPU_SMS
-        n_programs = min(sms * PROGRAMS_PER_SM, triton.cdiv(n, block))
-        _count[(n_programs,)](ids, counts, n, nb, BLOCK=block, BINS=bins, COPIES=copies, SHARED=shared, STORE=False,
-                              num_warps=NUM_WARPS)
+        else:
+            _zero_counts[(triton.cdiv(nb, 1024),)](counts, nb, BLOCK=1024, num_warps=4)
+            sms = torch.cuda.get_device_properties(ids.device).multi_processor_count if ids.is_cuda else CPU_SMS
+            n_programs = min(sms * PROGRAMS_PER_SM, triton.cdiv(n, block))
+            _count[(n_programs,)](ids, counts, n, nb, BLOCK=block, BINS=bins, COPIES=copies, SHARED=shared,
+                                  STORE=False, num_warps=NUM_WARPS)
         return counts
