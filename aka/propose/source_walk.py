@@ -341,9 +341,17 @@ class Host(ast.NodeVisitor):
         self.launches: list[Launch] = []
         self.facts: set[str] = set()
         self.branch: list[tuple[int, int]] = []
+        self.returned: list[tuple[int, int]] = []
+        """Early exits passed in the function being walked: (id, 1) of each `if` whose body returns or
+        raises, so what follows it can run only when that body did not."""
         for node in tree.body:
             if not is_jit(node):
                 self.visit(node)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        outer, self.returned = self.returned, []
+        self.generic_visit(node)
+        self.returned = outer
 
     def visit_If(self, node: ast.If) -> None:
         self.visit(node.test)
@@ -352,6 +360,8 @@ class Host(ast.NodeVisitor):
             for stmt in body:
                 self.visit(stmt)
             self.branch.pop()
+        if node.body and isinstance(node.body[-1], (ast.Return, ast.Raise)) and not node.orelse:
+            self.returned.append((id(node), 1))
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if node.attr in ("multi_processor_count", "NUM_SMS"):
@@ -368,7 +378,7 @@ class Host(ast.NodeVisitor):
             args = [a.id if isinstance(a, ast.Name) else "" for a in node.args]
             values = {k.arg: _int(k.value, self.consts) for k in node.keywords if k.arg}
             self.launches.append(Launch(_dotted(f.value), args, _int(_kw(node, "num_stages"), self.consts),
-                                         tuple(b for b in self.branch), values))
+                                         tuple(self.branch + self.returned), values))
         elif _call(node).split(".")[-1] in ("TensorDescriptor", "make_tensor_descriptor"):
             self.facts.add("tma")
         self.generic_visit(node)

@@ -202,3 +202,26 @@ def forward(x, y, n):
 '''
     found = describe(source)                 # copy_kernel's only vector load is the helper's, on x
     assert found.compute == 0 and found.evidence["compute"] == "copy_kernel writes y, reread_kernel reads it"
+
+
+EARLY_RETURN = '''
+@triton.jit
+def copy_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+def forward(x, y, n):
+    if n <= 1024:
+        copy_kernel[(1,)](x, y, n, BLOCK=1024)
+        return y
+    copy_kernel[(n // 1024,)](x, y, n, BLOCK=1024)
+    return y
+'''
+
+
+def test_a_launch_after_an_if_that_returns_never_runs_with_the_launch_inside_it():
+    assert describe(EARLY_RETURN).compute == 2                           # one of the two runs, reading x once
+    both = EARLY_RETURN.replace("        return y\n", "")                 # no early exit: both run, one after the other
+    assert describe(both).evidence["compute"] == "copy_kernel and copy_kernel both run, one after the other"
+    raising = EARLY_RETURN.replace("        return y\n", "        raise ValueError(n)\n")
+    assert describe(raising).compute == 2
