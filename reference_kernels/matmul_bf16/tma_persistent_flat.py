@@ -58,8 +58,14 @@ gives 128x256x64 a fourth stage (229,408 B of shared memory in the sm_90 build),
 probe times against cuBLAS. TALL_TILE=1 takes cuBLAS's tile shape instead, 256x128 on 8 warps (166
 registers, no spills): with GROUP_M 8 the 132 tiles in flight at 4096 x 4096 then span 8 x 16.5
 tiles of 256 x 128, about 16 MB of a and 17 MB of b, where 128x256 tiles span 8 MB of a and all 32 MB
-of b, so less of the working set should fall out of the 50 MB L2. Also a point of that probe; not
-measured yet.
+of b, so less of the working set should fall out of the 50 MB L2. The probe (session 47, H100 SXM,
+`tools/harness_probe.py`, events, each point beside cuBLAS timed interleaved; docs/results/2026-12-07-s47/
+s47a/probe/mm.txt) at square-4096: defaults (then SMEM_BUDGET 220 KB, 3 stages) 186.68 us, 0.941x;
+SMEM_BUDGET 232000 (4 stages) 177.82, 0.990x; GROUP_M 16 181.18, 0.971x; TALL_TILE 193.53, 0.909x
+(179.28, 0.979x with the fourth stage). The fourth stage is the default since. The SM clock logged
+every 200 ms meanwhile (mm-clocks.csv) stayed at 1980 MHz in most loaded samples, dipping to
+1770-1965 MHz under the software power cap in some, which does not explain the harness-against-Nsight
+gap either way.
 """
 
 import torch
@@ -74,7 +80,7 @@ EPILOGUE_SUBTILE = True
 TALL_TILE = 0
 
 SMALL_M = 64              # on a GPU, m up to this takes the pointer path (decode is not this kernel's job)
-SMEM_BUDGET = 220 * 1024  # bytes of shared memory the pipeline and the store staging may take
+SMEM_BUDGET = 232000      # bytes of shared memory the pipeline and the store staging may take (sm_90: 4 stages of 128x256x64)
 
 
 @triton.jit

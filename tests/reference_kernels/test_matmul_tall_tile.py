@@ -23,9 +23,9 @@ def test_the_big_tile_follows_tall_tile_on_eight_warps(kern, tall, tile):
     kern.TALL_TILE = tall
     bm, bn, bk, stages, warps, subtile = kern._tma_config(4096, 4096, 4096, 132)
     assert (bm, bn, bk, warps, subtile) == (*tile, 64, 8, True)
-    assert stages == 3                                   # 3 x 48 KB of operands + 32 KB of store staging
-    kern.SMEM_BUDGET = 232000
-    assert kern._tma_config(4096, 4096, 4096, 132)[3] == 4
+    assert stages == 4                                   # 4 x 48 KB of operands + 32 KB of store staging
+    kern.SMEM_BUDGET = 220 * 1024                        # the budget before session 47: one stage less
+    assert kern._tma_config(4096, 4096, 4096, 132)[3] == 3
 
 
 @pytest.mark.parametrize("tall", [0, 1])
