@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Session 47's second call (BUDGET seconds, default 440; saves s47c.tgz to $OUT), on whichever card the
-# device tool gives; .carry/gm-h100/ holds s47a's tables (docs/results/2026-12-07-s47/s47a/from/):
+# device tool gives; on an H100 it continues s47a's table (docs/results/2026-12-07-s47/s47a/k2/):
 #  0. GPU correctness of the two defaults changed after s47a: matmul_bf16/tma_persistent_flat
 #     (SMEM_BUDGET 232000, a fourth stage) and histogram/shared_atomics_ptx (COPIES 1);
 #  1. both measured again into the kernel-patterns table (--kernels);
@@ -18,7 +18,7 @@ export PYTHONPATH="$PWD"; carried_wheels || exit 3
 mkdir -p "$W/from" "$W/k" "$W/lp"
 timeout 100 python3 -m pytest -q -p no:cacheprovider -m gpu tests/reference_kernels/test_reference_kernels.py \
   -k "tma_persistent_flat or shared_atomics_ptx" > "$W/pytest-gpu.txt" 2>&1; tail -n 1 "$W/pytest-gpu.txt"
-[ -d ".carry/gm-$slug" ] && cp ".carry/gm-$slug"/kernel-patterns.json "$W/from/" 2>/dev/null
+[ "$slug" = h100 ] && cp docs/results/2026-12-07-s47/s47a/k2/kernel-patterns.json "$W/from/"   # s47a's table (tracked)
 OUT="$W/k" bash tools/h200_suite_bench.sh --budget-s 150 --label "$LABEL" --jobs 1 --from "$W/from" \
   --kernels matmul_bf16/tma_persistent_flat,histogram/shared_atomics_ptx suites/kernel-patterns > "$W/k/run.txt" 2>&1
 echo "kernels rc $?"; save
@@ -27,7 +27,7 @@ if [ "$(left)" -gt 130 ]; then
 fi
 t=$(( $(left) - 15 ))
 if [ "$t" -gt 70 ]; then
-  timeout "$t" python3 tools/loser_profile.py suites/kernel-patterns .carry/gm-h100/kernel-patterns.json --out "$W/lp" \
+  timeout "$t" python3 tools/loser_profile.py suites/kernel-patterns docs/results/2026-12-07-s47/s47a/k2/kernel-patterns.json --out "$W/lp" \
     --ops gemv_transposed,row_sum,max_pool_1d --below 1.0 --budget-s $(( t - 35 )) > "$W/lp/run.txt" 2>&1
   echo "profiles rc $?"; save
 fi
