@@ -30,7 +30,9 @@ Nsight Compute on an H100 (session 46, docs/results/2026-12-07-s46, `tools/loser
 vit-image: the flat path 3.20 us of device time against torch.compile's 3.07, on the same grid (331
 programs of 128 threads) and the same offset arithmetic, except that Inductor's kernel, built for
 the batch of one, has no image index to divide out (7.2 % against 4.4 % SM busy). So a batch of
-one now takes the flat path without the division by H*W. A BLOCK_C of 0 selects the flat path.
+one now takes the flat path without the division by H*W (session 47, H100 table,
+docs/results/2026-12-07-s47/s47a/k2/: vit-image 2.74 -> 2.58 us by graph replay, 1.01x torch.compile;
+sd-unet-8x1280x16x16 4.95 against 4.90, 0.99x, unchanged). A BLOCK_C of 0 selects the flat path.
 With AUTO = 1 (the default) forward picks path and sizes per
 shape from an H200 sweep; AUTO = 0 uses the module constants. Measured by the harness on one H200
 (2026-12-04, `tools/suite_bench.py --kernels`, bf16): the fastest of the three kernels and ahead of
