@@ -27,8 +27,8 @@ pointers only, and a Triton program has no shared array of its own. So the share
 are PTX (tl.inline_asm_elementwise, not pure, so they stay in order with the barriers around them):
 `red.shared.add.u32` at `global_smem + 4 * id`, where `global_smem` is the dynamic shared buffer
 Triton declares in every kernel it builds for NVIDIA. Triton sizes that buffer for its own scratch
-only; the kernel makes it big enough by running one tl.histogram of ALLOC bins at the start, whose
-scratch is ALLOC x 4 bytes, and folds that histogram's (always zero) total into the result so it is
+only; the kernel makes it big enough by running one tl.histogram of COPIES x BINS bins at the
+start, whose scratch is that many int32, and folds that histogram's (always zero) total into the result so it is
 not removed. The launcher checks the built kernel's shared size against what the counting needs
 before the first launch and uses the other path if it is short. With COPIES > 1 the warps of a
 program count into COPIES sub-histograms (warp w into copy w mod COPIES), so equal hot ids from
