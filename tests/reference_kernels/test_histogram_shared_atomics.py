@@ -9,14 +9,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import torch
 
 from aka.evaluate.loading import load_module
+from tests.tools.test_offline_compile import run_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNEL = ROOT / "reference_kernels" / "histogram" / "shared_atomics_ptx.py"
@@ -60,11 +59,8 @@ def test_the_single_program_path_stores_its_counts(kern):
 
 def _build(tmp_path: Path, copies: int) -> tuple[dict, str]:
     out, ptx_dir = tmp_path / f"rows{copies}.json", tmp_path / f"ptx{copies}"
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}   # the real compiler
-    r = subprocess.run([sys.executable, str(ROOT / "tools" / "offline_compile.py"), str(KERNEL), "--shapes",
-                        "buckets-16m-1024", "--param", f"COPIES={copies}", "--json", str(out), "--ptx-dir",
-                        str(ptx_dir)], capture_output=True, text=True, cwd=ROOT,
-                       env={**env, "PYTHONPATH": str(ROOT)}, timeout=300)
+    r = run_tool(str(KERNEL), "--shapes", "buckets-16m-1024", "--param", f"COPIES={copies}", "--json", str(out),
+                 "--ptx-dir", str(ptx_dir))
     assert r.returncode == 0, r.stdout + r.stderr
     (row,) = [row for row in json.loads(out.read_text()) if row["function"] == "_count"]
     return row, Path(row["ptx"]).read_text()

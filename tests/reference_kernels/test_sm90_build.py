@@ -7,12 +7,11 @@ are skipped in the interpreter. Each kernel must also launch at least one Triton
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.tools.test_offline_compile import run_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 OPS = sorted(p.name for p in (ROOT / "reference_kernels").iterdir() if p.is_dir() and any(p.glob("*.py")))
@@ -22,10 +21,7 @@ OPS = sorted(p.name for p in (ROOT / "reference_kernels").iterdir() if p.is_dir(
 def test_every_kernel_of_the_operator_builds_for_sm90(op, ptxas, tmp_path):
     kernels = sorted((ROOT / "reference_kernels" / op).glob("*.py"))
     out = tmp_path / "rows.json"
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    r = subprocess.run([sys.executable, str(ROOT / "tools" / "offline_compile.py"), *map(str, kernels),
-                        "--shapes", "cpu", "--json", str(out)], capture_output=True, text=True, cwd=ROOT,
-                       env={**env, "PYTHONPATH": str(ROOT)}, timeout=900)
+    r = run_tool(*map(str, kernels), "--shapes", "cpu", "--json", str(out), timeout=900)
     assert out.exists(), r.stderr[-3000:]
     rows = json.loads(out.read_text())
     failed = [f"{row['kernel']} {row['shape']} {row['function']}: {row['error']}" for row in rows if not row["ok"]]
