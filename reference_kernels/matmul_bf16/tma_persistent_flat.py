@@ -50,22 +50,21 @@ cuBLAS call: square-8192 1524 us (0.93x), square-4096 197 (0.91x), mlp-up 655 (0
 Nsight Compute on an H100 SXM (session 46, `tools/loser_profile.py`, one profiled call each side,
 docs/results/2026-12-07-s46/s46a/lp-kp/): square-4096 178.9 us against cuBLAS's 175.0 (its kernel
 nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA: 2-CTA clusters, 1 producer and 2 consumer warpgroups,
-256x128 tiles, 4 stages), mlp-up 611.0 against 598.6, mlp-down 589.5 against 583.3: 1-2 % behind
-in device time, with 88-94 % SM busy on both sides, while the suite table timed by the harness has
+256x128 tiles, 4 stages), mlp-up 611.0 against 598.6, mlp-down 589.5 against 583.3: 1-2 % behind in
+device time, with 88-94 % SM busy on both sides, while the suite table timed by the harness has
 square-4096 at 0.903x (192.6 against 173.8 us). This kernel moves 17-20 % more DRAM traffic than
 cuBLAS at square-4096 and mlp-down (215 against 179 MB; 682 against 557). SMEM_BUDGET at 232000
-gives 128x256x64 a fourth stage (229,408 B of shared memory in the sm_90 build), a point the next
-probe times against cuBLAS. TALL_TILE=1 takes cuBLAS's tile shape instead, 256x128 on 8 warps (166
-registers, no spills): with GROUP_M 8 the 132 tiles in flight at 4096 x 4096 then span 8 x 16.5
-tiles of 256 x 128, about 16 MB of a and 17 MB of b, where 128x256 tiles span 8 MB of a and all 32 MB
-of b, so less of the working set should fall out of the 50 MB L2. The probe (session 47, H100 SXM,
-`tools/harness_probe.py`, events, each point beside cuBLAS timed interleaved; docs/results/2026-12-07-s47/
-s47a/probe/mm.txt) at square-4096: defaults (then SMEM_BUDGET 220 KB, 3 stages) 186.68 us, 0.941x;
-SMEM_BUDGET 232000 (4 stages) 177.82, 0.990x; GROUP_M 16 181.18, 0.971x; TALL_TILE 193.53, 0.909x
-(179.28, 0.979x with the fourth stage). The fourth stage is the default since. The SM clock logged
-every 200 ms meanwhile (mm-clocks.csv) stayed at 1980 MHz in most loaded samples, dipping to
-1770-1965 MHz under the software power cap in some, which does not explain the harness-against-Nsight
-gap either way.
+gives 128x256x64 a fourth stage (229,408 B of shared memory in the sm_90 build). TALL_TILE=1 takes
+cuBLAS's tile shape instead, 256x128 on 8 warps (166 registers, no spills): with GROUP_M 8 the 132
+tiles in flight at 4096 x 4096 then span 8 x 16.5 tiles of 256 x 128, about 16 MB of a and 17 MB of
+b, where 128x256 tiles span 8 MB of a and all 32 MB of b, so less of the working set should fall out
+of the 50 MB L2. The probe of both (session 47, H100 SXM, `tools/harness_probe.py`, events, each
+point beside cuBLAS timed interleaved; docs/results/2026-12-07-s47/s47a/probe/mm.txt) at
+square-4096: defaults (then SMEM_BUDGET 220 KB, 3 stages) 186.68 us, 0.941x; SMEM_BUDGET 232000 (4
+stages) 177.82, 0.990x; GROUP_M 16 181.18, 0.971x; TALL_TILE 193.53, 0.909x (179.28, 0.979x with the
+fourth stage). The fourth stage is the default since. The SM clock logged every 200 ms meanwhile
+(mm-clocks.csv) stayed at 1980 MHz in most loaded samples, dipping to 1770-1965 MHz under the
+software power cap in some, which does not explain the harness-against-Nsight gap either way.
 """
 
 import torch
@@ -80,7 +79,7 @@ EPILOGUE_SUBTILE = True
 TALL_TILE = 0
 
 SMALL_M = 64              # on a GPU, m up to this takes the pointer path (decode is not this kernel's job)
-SMEM_BUDGET = 232000      # bytes of shared memory the pipeline and the store staging may take (sm_90: 4 stages of 128x256x64)
+SMEM_BUDGET = 232000      # bytes the pipeline and the store staging may take (sm_90: 4 stages of 128x256x64)
 
 
 @triton.jit
