@@ -25,11 +25,13 @@ k loop into one software pipeline NUM_STAGES deep and the next tile's first TMA 
 while this tile's epilogue converts and stores (its coordinates come from a counter of its own, so
 the hoisted loads do not keep this tile's offsets alive). With EPILOGUE_SUBTILE the fp32 accumulator
 is written as two [BLOCK_M, BLOCK_N/2] bf16 halves by two TMA stores, halving the shared-memory
-staging buffer so a 128x256x64 tile keeps 3 stages (3 x 48 KB + 32 KB). Tiles per shape (forward):
+staging buffer so a 128x256x64 tile keeps 4 stages (4 x 48 KB + 32 KB). Tiles per shape (forward):
 of 128x256 (8 warps), 128x128 (NUM_WARPS), 64x128 and 64x64 (4 warps), the one with the fewest waves
 times tile work over a guessed per-tile MMA efficiency: 128x256x64 at all four prefill shapes,
 64x128 at the held-out 1000-cubed, 64x64 at qwen2.5 77x3584x18944; NUM_STAGES is clipped to what
-fits in 220 KB of shared memory. Why it should gain: Nsight Compute on the H200 (2026-12-04,
+fits in SMEM_BUDGET (232000 bytes, under sm_90's 227 KB per block; it was 220 KB, 3 stages, until
+session 48, after matmul_bf16's copy of this kernel went from 0.941x to 0.990x cuBLAS at square-4096
+on an H100 with the fourth stage). Why it should gain: Nsight Compute on the H200 (2026-12-04,
 docs/results/h200-2026-12-04-losers) has tiled_grouped, one non-persistent program of 256 threads
 per 128x128 tile with pointer loads (4096 programs, 109 registers, 25 % occupancy,
 dispatch/wait/barrier stalls on top), keeping the SMs 63-66 % busy at the 70b prefill shapes (852
@@ -80,7 +82,7 @@ NUM_WARPS = 8
 EPILOGUE_SUBTILE = True
 
 SMALL_M = 64              # on a GPU, m up to this takes the pointer path (decode is not this kernel's job)
-SMEM_BUDGET = 220 * 1024  # bytes of shared memory the pipeline and the store staging may take
+SMEM_BUDGET = 232000      # bytes the pipeline and the store staging may take (sm_90: 4 stages of 128x256x64)
 
 
 @triton.jit
