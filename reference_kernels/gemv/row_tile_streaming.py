@@ -9,7 +9,7 @@ archs: [any]
 params:
   BLOCK_N: {values: [1, 2, 4, 8, 16], default: 4}
   BLOCK_K: {values: [256, 512, 1024, 2048], default: 1024}
-  NUM_WARPS: {values: [2, 4, 8], default: 8}
+  NUM_WARPS: {values: [2, 4, 8, 16], default: 8}
 requires: []
 sources:
   - https://docs.nvidia.com/cuda/cublas/index.html#cublas-t-gemv

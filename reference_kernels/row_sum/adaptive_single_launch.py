@@ -9,9 +9,10 @@ archs: [any]
 params:
   TILE: {values: [1024, 2048, 4096, 8192], default: 4096}
   SPLIT_CHUNK: {values: [1024, 2048, 4096, 8192], default: 4096}
-  NUM_WARPS: {values: [4, 8, 16], default: 16}
+  NUM_WARPS: {values: [4, 8, 16, 32], default: 16}
   SHORT_TILE: {values: [512, 1024, 2048, 4096], default: 2048}
   SHORT_WARPS: {values: [2, 4, 8], default: 8}
+  EVICT_FIRST: {values: [0, 1], default: 0}
 requires: []
 sources:
   - https://developer.download.nvidia.com/assets/cuda/files/reduction.pdf
@@ -65,6 +66,8 @@ SPLIT_CHUNK = 4096
 NUM_WARPS = 16
 SHORT_TILE = 2048
 SHORT_WARPS = 8
+# EVICT_FIRST 1: the tile path's loads stream past L2 (evict_first), as torch.compile's do
+EVICT_FIRST = 0
 CPU_SMS = 132  # off CUDA (the interpreter) the split is sized as for an H100/H200
 SPLIT_BELOW_ROWS = 264  # fewer rows than two per SM: split each row across programs
 MAX_BLOCK_N = 4096  # widest column step of the tile path
@@ -170,5 +173,5 @@ class ModelNew(torch.nn.Module):
                 warps = SHORT_WARPS
             else:  # a whole row in one step takes all warps, a looped row half of them
                 warps = NUM_WARPS if n_cols <= block_n else max(4, NUM_WARPS // 2)
-            launch(x2, y, None, 0, rows_per_prog, block_n, warps)
+            launch(x2, y, None, 0, rows_per_prog, block_n, warps, "evict_first" if EVICT_FIRST else "")
         return y.view(x.shape[:-1])
