@@ -13,8 +13,10 @@ params:
   NUM_WARPS: {values: [4, 8], default: 8}
   STORE_TILE_N: {values: [128, 256], default: 256}
   STORE_PER_SM: {values: [1, 2], default: 1}
-  STORE_STAGES: {values: [2, 3], default: 3}
+  STORE_STAGES: {values: [2, 3, 4], default: 3}
   STORE_WARPS: {values: [4, 8], default: 8}
+  STORE_SPLIT: {values: [0, 1], default: 0}
+  STORE_BLOCK_K: {values: [64, 128], default: 64}
 requires: []
 sources:
   - https://triton-lang.org/main/getting-started/tutorials/09-persistent-matmul.html
@@ -76,6 +78,10 @@ STORE_TILE_N = 256
 STORE_PER_SM = 1
 STORE_STAGES = 3
 STORE_WARPS = 8
+# STORE_SPLIT 1 stores the tile as two half-width TMA stores, halving the staging buffer, so the
+# pipeline can take a fourth stage (4 x 48 KB + 32 KB) or 128-deep k steps (2 x 96 KB + 32 KB)
+STORE_SPLIT = 0
+STORE_BLOCK_K = 64
 
 
 @triton.jit
@@ -165,7 +171,8 @@ def _tma_config(m: int, n: int, k: int):
         return 64, 64, _pow2_at_most(k, 16, 64), 2, 4, 4, True, False
     block_m = 128 if m > 64 else 64
     if n >= 256 and k <= 128:  # attention scores: store-bound, one full-width store per tile
-        return block_m, STORE_TILE_N, _pow2_at_most(k, 16, 64), STORE_STAGES, STORE_WARPS, STORE_PER_SM, True, False
+        return (block_m, STORE_TILE_N, _pow2_at_most(k, 16, STORE_BLOCK_K), STORE_STAGES, STORE_WARPS, STORE_PER_SM,
+                True, bool(STORE_SPLIT))
     if n >= 256:               # expert GEMMs: long k, deep pipeline, half-width stores free the smem
         return block_m, 256, BLOCK_K, NUM_STAGES, NUM_WARPS, 1, True, True
     # attention values (n = 128): the output is narrow, so take big k steps
