@@ -6,13 +6,15 @@
 #  1. gemv/row_tile_streaming's full-occupancy points (32 registers in the offline sm_90 build)
 #     against cuBLAS at the four shapes (tools/harness_probe.py);
 #  2. row_sum/adaptive_single_launch at hidden-4k-rows-8192: EVICT_FIRST and 16 warps on a looped row;
-#  3. linear_bf16/tma_persistent_flat (SMEM_BUDGET 232000) into session 47's llm-inference table
+#  3. batched_matmul/tma_batched at attn-scores-32h-2048 (0.963x): the half-width store with a fourth
+#     stage or 128-deep k steps (STORE_SPLIT, STORE_BLOCK_K);
+#  4. linear_bf16/tma_persistent_flat (SMEM_BUDGET 232000) into session 47's llm-inference table
 #     (s48a's step ran out of budget: below 130 s no operator starts).
 # Carry .carry and .whl.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . tools/device_site.sh
-BUDGET=${BUDGET:-440}; call_begin s48b; LABEL=$(cat .carry/label)
+BUDGET=${BUDGET:-450}; call_begin s48b; LABEL=$(cat .carry/label)
 card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "card: $card"; echo "$card" > "$W/card.txt"
 export PYTHONPATH="$PWD"; carried_wheels || exit 3
 export PYTHONUNBUFFERED=1 AKA_CACHE_DIR="${AKA_CACHE_DIR:-/tmp/aka-cache}"
@@ -23,6 +25,8 @@ harness_probe gemv 200 14 $K/gemv $R/gemv/row_tile_streaming.py --shape llama3-8
   --point BLOCK_N=1,BLOCK_K=1024,NUM_WARPS=4
 harness_probe rowsum 60 6 $K/row_sum $R/row_sum/adaptive_single_launch.py --shape hidden-4k-rows-8192 \
   --point EVICT_FIRST=1 --point NUM_WARPS=32 --point NUM_WARPS=32,EVICT_FIRST=1 --point TILE=2048,EVICT_FIRST=1
+harness_probe bmm 70 6 $K/batched_matmul $R/batched_matmul/tma_batched.py --shape attn-scores-32h-2048 \
+  --point STORE_SPLIT=1 --point STORE_SPLIT=1,STORE_STAGES=4 --point STORE_SPLIT=1,STORE_BLOCK_K=128,STORE_STAGES=2
 if [ "$(left)" -gt 150 ]; then
   cp docs/results/2026-12-07-s47/s47a/k1/llm-inference.json "$W/from1/"
   OUT="$W/k1" bash tools/h200_suite_bench.sh --budget-s $(( $(left) - 10 )) --label "$LABEL" --jobs 1 --from "$W/from1" \
