@@ -43,6 +43,16 @@ profiled with Nsight Compute at that shape yet.
 The arrival counters live on the module instance, one buffer per device, and every launch leaves
 them at zero; two launches of the same instance running at once on different streams would share
 them, so one instance serves one stream at a time.
+Nsight Compute on an H100 (session 48, `tools/loser_profile.py`, docs/results/2026-12-07-s48/s48a/lp/
+gemv/): level on bytes (1.01-1.04x the compulsory traffic on both sides), behind on how full the SMs
+are. At 4096 x 14336 this kernel ran 83.30 us at 84.9 % of DRAM bandwidth against torch.compile's
+77.89 us at 90.8 %; 14336 x 4096 79.01 against 77.06 (89.5 against 91.7 %); the lm head 672.61
+against 657.06 (93.3 against 95.5 %). Its 40 registers a thread fit 6 programs of 8 warps an SM
+(68-74 % achieved occupancy), so at 4096 rows its 1024 programs fill 1.3 waves. torch.compile's
+kernel is an Inductor reduction of one row a program on 16 warps at 27-32 registers (91-96 %
+occupancy), the loads streamed with evict_first as here. One row a program on 8 or 16 warps builds
+at 32 registers for sm_90 (8 or 4 programs an SM: full occupancy); those points (BLOCK_N 1,
+BLOCK_K 2048) are the next probe against cuBLAS (docs/results/2026-12-07-s48/scripts/call_s48c.sh).
 """
 
 import torch

@@ -50,6 +50,12 @@ either shape; the defaults stay.
 The arrival counters live on the module instance, one buffer per device, and every launch leaves
 them at zero; two launches of the same instance running at once on different streams would share
 them, so one instance serves one stream at a time.
+Nsight Compute on an H100 (session 48, docs/results/2026-12-07-s48/s48a/lp/gemv_transposed/): level on
+the device at both shapes where the table has it behind. gpt2-xl 1600 x 6400 ran 20.10 us against
+torch.compile's 20.29 (64.1 against 63.2 % of DRAM bandwidth), where the harness's events timing
+had 21.30 against 19.77 (0.93x); 4096 x 14336 83.23 against 83.07. So the gap at 1600 x 6400 is
+outside the kernel's device time: the host side of a call (this forward allocates its workspace and
+looks up its counters each call) or the timing of a 20 us call by events; not yet resolved.
 """
 
 import torch
