@@ -48,6 +48,8 @@ from aka.evaluate.timing import GRAPH_BELOW_US, TIMING_RULE  # no torch: --rende
 FORMAT = 2
 MIXED = "†"
 RETIMED = "‡"
+JOINED = "◊"
+"""A kernel timed by a later run (`--kernels`) than the eager and torch.compile times it is set against."""
 
 
 def kernels_by_op(suite: Path, root: Path) -> dict[str, list[Path]]:
@@ -741,6 +743,13 @@ def _has_production(ops: dict) -> bool:
                                               for r in k["rows"]) for entry in ops.values())
 
 
+def _joined(entry: dict, kernel: dict, data: dict) -> bool:
+    """Whether KERNEL was measured into ENTRY by a later run than its baselines (`--kernels` stamps the
+    kernel; a whole operator's run stamps only the operator; `--interleave` times a kernel's own)."""
+    stamp = kernel.get("measured_at")
+    return bool(stamp) and not data.get("interleave") and stamp != entry.get("measured_at")
+
+
 def markdown(data: dict) -> str:
     """The summary table, then every kernel at every shape, then what each production baseline calls."""
     ops = data["ops"]
@@ -764,8 +773,14 @@ def markdown(data: dict) -> str:
     extra = (" production µs |", " × production |") if prod else ("", "")
     lines += ["", "| op | kernel | shape | µs | method | eager µs | compile µs |" + extra[0] + " × eager | × compile |"
               + extra[1] + " SOL |", "|---|---|---|---|---|---|---|---|---|" + ("---|---|" if prod else "") + "---|"]
+    joined = []
     for op, entry in sorted(ops.items()):
         for kname, k in entry["kernels"].items():
+            if _joined(entry, k, data):
+                joined.append(f"{op}/{kname} timed at {k['measured_at']} ({k.get('label') or 'no label'}), its "
+                              f"baselines at {entry.get('measured_at') or 'an unrecorded time'} "
+                              f"({entry.get('label') or 'no label'})")
+                kname += JOINED
             if k["status"] != "accepted":
                 why = "; ".join(k["rejections"])[:160].replace("|", "/")
                 lines.append(f"| {op} | {kname} | — | **{k['status']}**: {why} | | | | | |" + (" | |" if prod else "") + " |")
@@ -777,6 +792,9 @@ def markdown(data: dict) -> str:
                              f"{_fmt(r['eager_us'])} | {_fmt(r['compile_us'])} |{p_us} "
                              f"{_fmt(r['x_eager'])}{_mixed(r, 'eager')} | {_fmt(r['x_compile'])}{_mixed(r, 'compile')} |"
                              f"{p_x} {_fmt(r['sol'])}{' (!)' if r['flag'] else ''} |")
+    if joined:
+        lines += ["", f"{JOINED} timed by a later run (`--kernels`) than the baselines it is set against, on the "
+                  "same card model: " + "; ".join(joined) + "."]
     if prod:
         lines += ["", "| op | production baseline | module |", "|---|---|---|"]
         for op, entry in sorted(ops.items()):

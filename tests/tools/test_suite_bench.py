@@ -690,3 +690,17 @@ def test_results_from_before_the_bar_take_library_and_phases_from_the_op_yaml(sb
                                                               _row("square-4096", 1.0, eager=0.96)]}}}
     [r] = sb.targets({"matmul_bf16": entry})
     assert "cuBLAS" in r["bar"] and r["missed"] == ["skinny-64x8192x8192 0.990×"]   # a decode shape: > 1.0 needed
+
+
+def test_a_kernel_joined_to_older_baselines_is_marked_with_both_runs(sb):
+    """--kernels stamps the kernel, a whole run only the operator: the every-kernel table marks the
+    joined kernel and says when each side was timed; an interleaved table times its own and is not marked."""
+    res = _result("accepted", [_shape("s1", 50.0)])
+    kernels = {"old": {"status": "accepted", "rejections": [], "rows": sb.rows_of(res, "old", BASE)},
+               "new": {"status": "accepted", "rejections": [], "rows": sb.rows_of(res, "new", BASE),
+                       "measured_at": "2026-12-07 17:24 UTC", "label": "bbb"}}
+    entry = {"kernels": kernels, "measured_at": "2026-12-07 10:18 UTC", "label": "aaa"}
+    table = sb.markdown({"format": sb.FORMAT, "ops": {"op": entry}})
+    assert f"| op | new{sb.JOINED} | s1 |" in table and "| op | old | s1 |" in table
+    assert "op/new timed at 2026-12-07 17:24 UTC (bbb), its baselines at 2026-12-07 10:18 UTC (aaa)" in table
+    assert sb.JOINED not in sb.markdown({"format": sb.FORMAT, "interleave": True, "ops": {"op": entry}})
