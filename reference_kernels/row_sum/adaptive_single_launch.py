@@ -59,9 +59,9 @@ Nsight Compute on an H100 (session 48, docs/results/2026-12-07-s48/s48a/lp/row_s
 hidden-4k-rows-8192 (0.97x in the table) 47.49 us at 85.9 % of DRAM bandwidth against torch.compile's
 46.21 at 88.0 %, on the same bytes and occupancy (95 against 94 %, 32 against 26 registers).
 Inductor's kernel is one row a program on 16 warps with evict_first loads; this one runs a looped
-row on 8 warps with no eviction hint. EVICT_FIRST (default 0) and NUM_WARPS 32 (16 warps on a looped
-row) are the next probe (docs/results/2026-12-07-s48/scripts/call_s48c.sh). hidden-16k-rows and short-rows-64k were
-level on the device (88.51 against 87.23 us, 14.05 against 13.92).
+row on 8 warps with no eviction hint. EVICT_FIRST (default 0) and NUM_WARPS 32 (16 warps on a
+looped row) are the next probe (docs/results/2026-12-07-s48/scripts/call_s48c.sh). hidden-16k-rows
+and short-rows-64k were level on the device (88.51 against 87.23 us, 14.05 against 13.92).
 """
 
 import torch
