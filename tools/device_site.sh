@@ -33,6 +33,18 @@ call_begin() {
 save() { tar czf "$FINAL/$CALL_NAME.tgz" -C "$W" . ; }
 left() { echo $(( ${BUDGET:-575} - ($(date +%s) - T0) )); }
 
+# call_env: the rest of a call's frame, after call_begin. CARD is the first GPU's name (printed, and
+# kept in $W/card.txt; "none" without nvidia-smi); the repository goes on PYTHONPATH, the carried
+# wheels before it (carried_wheels), Python's output is unbuffered and the compiled-kernel cache is
+# AKA_CACHE_DIR (/tmp/aka-cache unless set). Returns 3 when the wheels fail to install.
+call_env() {
+  CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+  CARD=${CARD:-none}; echo "card: $CARD"; echo "$CARD" > "$W/card.txt"
+  export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+  carried_wheels || return 3
+  export PYTHONUNBUFFERED=1 AKA_CACHE_DIR="${AKA_CACHE_DIR:-/tmp/aka-cache}"
+}
+
 # harness_probe NAME TIMEOUT TAIL OPDIR KERNEL ARGS...: one tools/harness_probe.py run into
 # $W/probe/NAME.{json,txt} under `timeout TIMEOUT`, only if TIMEOUT + 10 of BUDGET's seconds are
 # left; prints its exit status and its table's last TAIL lines, then saves. Needs call_begin.

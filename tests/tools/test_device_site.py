@@ -147,3 +147,26 @@ def test_a_tuner_step_cut_short_keeps_the_finished_operators_from_its_stage(repo
     listing = subprocess.run(["tar", "tzf", str(out / "aka-test-tuner.tgz")], capture_output=True, text=True).stdout
     assert {"./opt/optimize_bench.json", "./opt/details.tgz", "./opt/optimize_bench.md"} <= set(listing.split())
     assert "tools/optimize_bench.py --render" in (repo / "calls.txt").read_text()
+
+
+def test_a_call_env_records_the_card_and_sets_the_path_the_wheels_and_the_cache(repo, tmp_path):
+    """`call_env` after `call_begin`: the card's name printed and kept in card.txt, the repository on
+    PYTHONPATH after the site the wheels went to, unbuffered Python, the kernel cache; 3 when pip fails."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (repo / "site").mkdir()
+    (repo / "bin" / "nvidia-smi").write_text('#!/bin/sh\necho "NVIDIA H100 80GB HBM3"\n')
+    (repo / "bin" / "nvidia-smi").chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k not in ("AKA_CACHE_DIR", "PYTHONUNBUFFERED")}
+    env |= {"PATH": f"{repo / 'bin'}:{os.environ['PATH']}", "CALLS": str(repo / "calls.txt"), "OUT": str(out),
+            "AKA_DEVICE_SITE": str(repo / "site"), "PYTHONPATH": "/x"}
+    script = ('. tools/device_site.sh; call_begin aka-test-env; call_env; rc=$?; '
+              'echo "$PYTHONPATH|$PYTHONUNBUFFERED|$AKA_CACHE_DIR|$(cat "$W/card.txt")"; exit $rc')
+    r = subprocess.run(["bash", "-c", script], cwd=repo, env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    card, line = r.stdout.splitlines()
+    assert card == "card: NVIDIA H100 80GB HBM3"
+    assert line == f"{repo / 'site'}:{repo}:/x|1|/tmp/aka-cache|NVIDIA H100 80GB HBM3"
+    (repo / "site" / ".aka-wheels").unlink()
+    r = subprocess.run(["bash", "-c", script], cwd=repo, env=env | {"PIP_RC": "1"}, capture_output=True, text=True)
+    assert r.returncode == 3

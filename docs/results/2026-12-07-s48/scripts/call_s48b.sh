@@ -15,9 +15,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 . tools/device_site.sh
 BUDGET=${BUDGET:-450}; call_begin s48b; LABEL=$(cat .carry/label)
-card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "card: $card"; echo "$card" > "$W/card.txt"
-export PYTHONPATH="$PWD"; carried_wheels || exit 3
-export PYTHONUNBUFFERED=1 AKA_CACHE_DIR="${AKA_CACHE_DIR:-/tmp/aka-cache}"
+call_env || exit 3
 K=suites/kernel-patterns; R=reference_kernels; mkdir -p "$W/k1" "$W/from1"
 harness_probe gemv 200 14 $K/gemv $R/gemv/row_tile_streaming.py --shape llama3-8b-qproj-4096x4096 \
   --shape llama3-8b-down-4096x14336 --shape llama3-8b-up-14336x4096 --shape llama3-lm-head-128256x4096 \

@@ -7,9 +7,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 . tools/device_site.sh
 BUDGET=${BUDGET:-200}; call_begin s48c
-card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "card: $card"; echo "$card" > "$W/card.txt"
-export PYTHONPATH="$PWD"; carried_wheels || exit 3
-export PYTHONUNBUFFERED=1 AKA_CACHE_DIR="${AKA_CACHE_DIR:-/tmp/aka-cache}"
+call_env || exit 3
 K=suites/kernel-patterns; R=reference_kernels
 harness_probe gemv $(( $(left) - 15 )) 10 $K/gemv $R/gemv/row_tile_streaming.py --shape llama3-8b-qproj-4096x4096 \
   --shape llama3-8b-down-4096x14336 --point BLOCK_N=1,BLOCK_K=2048 --point BLOCK_N=1,BLOCK_K=2048,NUM_WARPS=16 \
