@@ -62,7 +62,10 @@ of the 50 MB L2. The probe of both (session 47, H100 SXM, `tools/harness_probe.p
 point beside cuBLAS timed interleaved; docs/results/2026-12-07-s47/s47a/probe/mm.txt) at
 square-4096: defaults (then SMEM_BUDGET 220 KB, 3 stages) 186.68 us, 0.941x; SMEM_BUDGET 232000 (4
 stages) 177.82, 0.990x; GROUP_M 16 181.18, 0.971x; TALL_TILE 193.53, 0.909x (179.28, 0.979x with the
-fourth stage). The fourth stage is the default since. The SM clock logged every 200 ms meanwhile
+fourth stage). The fourth stage is the default since. In the H100 suite table (session 48,
+docs/results/2026-12-07-s48/s48a/k2/, `--kernels`, events, against that table's torch.compile
+times from session 45's run): square-4096 186.16 us (0.938x), mlp-up 632.91 (0.957x), mlp-down
+607.79 (0.968x), square-8192 1484.53 (0.994x); three stages had 0.907x, 0.906x, 0.875x and 0.999x. The SM clock logged every 200 ms meanwhile
 (mm-clocks.csv) stayed at 1980 MHz in most loaded samples, dipping to 1770-1965 MHz under the
 software power cap in some, which does not explain the harness-against-Nsight gap either way.
 """
