@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from aka.evaluate.loading import load_module
-from tests.tools.test_offline_compile import run_tool
+from tests.tools import run_offline_compile
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNEL = ROOT / "reference_kernels" / "histogram" / "shared_atomics_ptx.py"
@@ -59,7 +59,7 @@ def test_the_single_program_path_stores_its_counts(kern):
 
 def _build(tmp_path: Path, copies: int) -> tuple[dict, str]:
     out, ptx_dir = tmp_path / f"rows{copies}.json", tmp_path / f"ptx{copies}"
-    r = run_tool(str(KERNEL), "--shapes", "buckets-16m-1024", "--param", f"COPIES={copies}", "--json", str(out),
+    r = run_offline_compile(str(KERNEL), "--shapes", "buckets-16m-1024", "--param", f"COPIES={copies}", "--json", str(out),
                  "--ptx-dir", str(ptx_dir))
     assert r.returncode == 0, r.stdout + r.stderr
     (row,) = [row for row in json.loads(out.read_text()) if row["function"] == "_count"]

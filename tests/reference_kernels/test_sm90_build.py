@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tools.test_offline_compile import run_tool
+from tests.tools import run_offline_compile
 
 ROOT = Path(__file__).resolve().parents[2]
 OPS = sorted(p.name for p in (ROOT / "reference_kernels").iterdir() if p.is_dir() and any(p.glob("*.py")))
@@ -21,7 +21,7 @@ OPS = sorted(p.name for p in (ROOT / "reference_kernels").iterdir() if p.is_dir(
 def test_every_kernel_of_the_operator_builds_for_sm90(op, ptxas, tmp_path):
     kernels = sorted((ROOT / "reference_kernels" / op).glob("*.py"))
     out = tmp_path / "rows.json"
-    r = run_tool(*map(str, kernels), "--shapes", "cpu", "--json", str(out), timeout=900)
+    r = run_offline_compile(*map(str, kernels), "--shapes", "cpu", "--json", str(out), timeout=900)
     assert out.exists(), r.stderr[-3000:]
     rows = json.loads(out.read_text())
     failed = [f"{row['kernel']} {row['shape']} {row['function']}: {row['error']}" for row in rows if not row["ok"]]

@@ -4,12 +4,11 @@ with the ptxas Triton ships, on this GPU-less machine."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.tools import run_offline_compile
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = ROOT / "tools" / "offline_compile.py"
@@ -24,14 +23,6 @@ def tool():
     return load_module(str(TOOL), "offline_compile_tool")
 
 
-def run_tool(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    """tools/offline_compile.py with ARGS, from the repository root, on the real compiler (not the
-    interpreter); the other sm_90 build tests run it through here too."""
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    return subprocess.run([sys.executable, str(TOOL), *args], capture_output=True, text=True, cwd=ROOT,
-                          env={**env, "PYTHONPATH": str(ROOT)}, timeout=timeout)
-
-
 def _kernel(tmp_path: Path, body: str, forward: str) -> Path:
     head = GELU.read_text().split('"""', 2)[1]           # gelu_and_mul's front matter, reused
     path = tmp_path / "probe_kernel.py"
@@ -42,7 +33,7 @@ def _kernel(tmp_path: Path, body: str, forward: str) -> Path:
 
 def test_compiles_each_distinct_launch_and_reports_registers(ptxas, tmp_path):
     out = tmp_path / "rows.json"
-    r = run_tool(str(GELU), "--shapes", "gemma2-9b-decode-32,gemma2-9b-prefill-8k,gemma2-9b-decode-1", "--json", str(out))
+    r = run_offline_compile(str(GELU), "--shapes", "gemma2-9b-decode-32,gemma2-9b-prefill-8k,gemma2-9b-decode-1", "--json", str(out))
     assert r.returncode == 0, r.stdout + r.stderr
     rows = json.loads(out.read_text())
     assert [row["shape"] for row in rows] == ["gemma2-9b-decode-32"]  # one width (d=14336), one launch
@@ -68,7 +59,7 @@ def test_programs_per_sm_follows_the_sm90_limits(registers, warps, shared, want,
 
 def test_a_parameter_point_changes_the_launch(ptxas, tmp_path):
     out = tmp_path / "rows.json"
-    r = run_tool(str(GELU), "--shapes", "gemma2-9b-decode-32", "--param", "NUM_WARPS=4", "--param", "BLOCK=1024",
+    r = run_offline_compile(str(GELU), "--shapes", "gemma2-9b-decode-32", "--param", "NUM_WARPS=4", "--param", "BLOCK=1024",
              "--json", str(out))
     assert r.returncode == 0, r.stderr
     row = json.loads(out.read_text())[0]
@@ -79,7 +70,7 @@ def test_a_string_parameter_is_passed_as_a_string(ptxas, tmp_path):
     """PRECISION=tf32x3 (a string constant) reaches the launch as the string, not a number error."""
     out = tmp_path / "rows.json"
     kernel = ROOT / "reference_kernels" / "matmul_int4_grouped" / "scale_group_partials.py"
-    r = run_tool(str(kernel), "--shapes", "cpu-small", "--param", "PRECISION=tf32x3", "--json", str(out))
+    r = run_offline_compile(str(kernel), "--shapes", "cpu-small", "--param", "PRECISION=tf32x3", "--json", str(out))
     assert r.returncode == 0, r.stdout + r.stderr
     assert json.loads(out.read_text())[0]["constexprs"]["PRECISION"] == "tf32x3"
 
@@ -88,7 +79,7 @@ def test_the_build_carries_the_launch_specialization_and_writes_its_ptx(ptxas, t
     """The aligned bf16 input gets Triton's divisible-by-16 hint, as a real launch would, so the
     loads vectorize to 16 bytes; with --ptx-dir each launch's PTX is kept beside its row."""
     out, ptx_dir = tmp_path / "rows.json", tmp_path / "ptx"
-    r = run_tool(str(GELU), "--shapes", "gemma2-9b-prefill-8k", "--json", str(out), "--ptx-dir", str(ptx_dir))
+    r = run_offline_compile(str(GELU), "--shapes", "gemma2-9b-prefill-8k", "--json", str(out), "--ptx-dir", str(ptx_dir))
     assert r.returncode == 0, r.stderr
     row = json.loads(out.read_text())[0]
     ptx = Path(row["ptx"]).read_text()
@@ -106,7 +97,7 @@ def test_an_argument_the_kernel_does_not_specialize_stays_a_runtime_value(ptxas,
     kernel = _kernel(tmp_path, body, "        _copy[(1,)](x, 64, 1, BLOCK=64)\n        _copy1[(1,)](x, 64, 1, BLOCK=64)\n"
                                      "        return x[..., : x.shape[-1] // 2]")
     out = tmp_path / "rows.json"
-    r = run_tool(str(kernel), "--shapes", "gemma2-9b-decode-1", "--json", str(out))
+    r = run_offline_compile(str(kernel), "--shapes", "gemma2-9b-decode-1", "--json", str(out))
     assert r.returncode == 0, r.stdout + r.stderr
     rows = {row["function"]: row for row in json.loads(out.read_text())}
     assert rows["_copy"]["ok"] and "step" not in rows["_copy"]["constexprs"]
@@ -126,7 +117,7 @@ def test_loop_figures_show_what_a_parameter_removed_from_the_loop(ptxas, tmp_pat
     counts = {}
     for value in (0, 1):
         out = tmp_path / f"rows{value}.json"
-        r = run_tool(str(ROOT / "reference_kernels" / kernel), "--shapes", shape, "--param", f"{param}={value}",
+        r = run_offline_compile(str(ROOT / "reference_kernels" / kernel), "--shapes", shape, "--param", f"{param}={value}",
                  "--json", str(out))
         assert r.returncode == 0, r.stdout + r.stderr
         (row,) = [row for row in json.loads(out.read_text()) if row["constexprs"].get(param) == value]
@@ -158,7 +149,7 @@ def test_inputs_that_need_data_to_build_are_made_on_the_cpu_then_recorded_on_met
     which meta tensors cannot; both of the kernel's launches are still recorded and built."""
     out = tmp_path / "rows.json"
     kernel = ROOT / "reference_kernels" / "decode_attention_paged" / "split_k_gqa.py"
-    r = run_tool(str(kernel), "--shapes", "phi2-mha-b5-ctx513", "--json", str(out))
+    r = run_offline_compile(str(kernel), "--shapes", "phi2-mha-b5-ctx513", "--json", str(out))
     assert r.returncode == 0, r.stdout + r.stderr
     assert {row["function"] for row in json.loads(out.read_text()) if row["ok"]} == {"_decode_split", "_merge_splits"}
 
@@ -167,14 +158,14 @@ def test_a_launch_the_compiler_rejects_is_a_failed_row_and_exit_1(ptxas, tmp_pat
     bad = _kernel(tmp_path, "@triton.jit\ndef _bad(x_ptr, n):\n    i = tl.arange(0, 3)\n"
                             "    tl.store(x_ptr + i, tl.load(x_ptr + i, mask=i < n), mask=i < n)",
                   "        _bad[(1,)](x, x.numel())\n        return x[..., : x.shape[-1] // 2]")
-    r = run_tool(str(bad), "--shapes", "gemma2-9b-decode-1")
+    r = run_offline_compile(str(bad), "--shapes", "gemma2-9b-decode-1")
     assert r.returncode == 1, r.stdout + r.stderr
     assert "| **no**:" in r.stdout and "_bad" in r.stdout
 
 
 def test_a_forward_that_reads_data_is_reported_not_recorded(ptxas, tmp_path):
     reads = _kernel(tmp_path, "", "        if x.abs().max().item() > 0:\n            pass\n        return x")
-    r = run_tool(str(reads), "--shapes", "gemma2-9b-decode-1")
+    r = run_offline_compile(str(reads), "--shapes", "gemma2-9b-decode-1")
     assert r.returncode == 0, r.stderr
     assert "(not recorded)" in r.stdout and "meta" in r.stdout
 
@@ -185,10 +176,10 @@ def test_a_forward_that_reads_data_is_reported_not_recorded(ptxas, tmp_path):
     (["--param", "NO_SUCH_CONSTANT=4"], "NO_SUCH_CONSTANT"),
 ])
 def test_bad_arguments_exit_2_naming_what_is_wrong(args, needle):
-    r = run_tool(str(GELU), *args)
+    r = run_offline_compile(str(GELU), *args)
     assert r.returncode == 2 and needle in r.stderr, r.stderr
 
 
 def test_a_missing_kernel_file_exits_2(tmp_path):
-    r = run_tool(str(tmp_path / "nope.py"))
+    r = run_offline_compile(str(tmp_path / "nope.py"))
     assert r.returncode == 2 and "nope.py" in r.stderr
