@@ -110,3 +110,9 @@ def test_focused_trials_are_counted_and_timed_apart_from_full_evaluations(tmp_pa
     assert "| rmsnorm |  | 4 (3 focused) | 60 | 4.0 |" in text
     assert "- rmsnorm: full 4.00 s (1)" in text and "- rmsnorm: focused 1.50 s (2)" in text
     assert "- rmsnorm: focused-screen 3.00 s (1)" in text
+
+
+def test_a_speedup_just_under_one_is_never_shown_as_the_bar():
+    ob = _bench()
+    assert [ob._x(v) for v in (0.9985, 0.99996, 0.9951, 0.9949, 0.97, 1.0, 1.004, None)] == \
+        ["0.998×", "0.9999×", "0.995×", "0.99×", "0.97×", "1.00×", "1.00×", "n/a"]
