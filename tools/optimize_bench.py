@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import re
 import subprocess
@@ -109,27 +108,20 @@ COMPILED = re.compile(r"kernels compiled by the candidate's process: (\d+)")
 
 
 def rows(doc: dict) -> list[list[str]]:
+    from aka.spec.result import speedup_text  # a loss that rounds to 1.00 keeps its digits
+
     out = []
     for r in doc.get("shapes", []):
         b, s = r["baselines_us"], r["speedup"]
         out.append([doc["op"], r["shape"], r["phase"], _f(r["time_us"]), r["method"] or "",
-                    _f(b.get("eager")), _f(b.get("torch.compile")), _x(s.get("eager")),
-                    _x(s.get("torch.compile")), _f(r["sol"], "{:.3f}"),
+                    _f(b.get("eager")), _f(b.get("torch.compile")), speedup_text(s.get("eager")),
+                    speedup_text(s.get("torch.compile")), _f(r["sol"], "{:.3f}"),
                     _f(r["sol_launch_adjusted"], "{:.3f}")])
     return out
 
 
 def _f(x, fmt="{:.2f}") -> str:
     return "n/a" if x is None else fmt.format(x)
-
-
-def _x(x) -> str:
-    """A speedup to two decimals, with more where two would round a loss up to "1.00×"
-    (0.9985 reads 0.998×, 0.99995 reads 0.9999×): the table must not show a miss as the bar."""
-    if x is None or not (x < 1.0 <= round(x, 2)):
-        return _f(x, "{:.2f}×")
-    digits = 4 if math.floor(x * 1000) == 999 else 3          # cut, not rounded: a loss stays below 1
-    return f"{math.floor(x * 10 ** digits) / 10 ** digits:.{digits}f}×"
 
 
 def render(docs: list[dict]) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 
 from aka.batch.folder import RunFolder
 from aka.sessions.folder import write_text
+from aka.spec.result import speedup_text
 
 
 def _f(x: float | None, fmt: str = "{:.3f}") -> str:
@@ -39,7 +40,7 @@ def summary_lines(board: dict[str, Any]) -> list[str]:
 def scoreboard_text(board: dict[str, Any]) -> str:
     lines = summary_lines(board) + [""]
     for r in board["rows"]:
-        speed = ", ".join(f"{k} {v:.2f}x" for k, v in r["speedup"].items())
+        speed = ", ".join(f"{k} {speedup_text(v, 'x')}" for k, v in r["speedup"].items())
         lines.append(f"  {r['op']}: {r['state']}, weight {r['weight']:.3f}, "
                      f"{'real kernel' if r['real_kernel'] else 'no real kernel'}"
                      + (f", SOL {r['sol']:.3f}" if r["sol"] is not None else "") + (f", {speed}" if speed else "")
@@ -60,7 +61,7 @@ def operator_table(board: dict[str, Any]) -> list[str]:
                  "yes" if r["real_kernel"] else "no", r.get("best_name") or "", _f(r["sol"]),
                  _f(r["sol_launch_adjusted"])]
         cells += [_f(r["baseline_sol"].get(b.split(" ", 1)[1])) for b in sol_names]
-        cells += [_f(r["speedup"].get(n), "{:.2f}×") for n in names]
+        cells += [speedup_text(r["speedup"].get(n)) for n in names]
         cells.append(f"{dev.get('kind', '')}{'' if dev.get('index') is None else dev['index']} {dev.get('uuid') or ''}".strip())
         out.append("| " + " | ".join(c.replace("|", "/").replace("\n", " ") for c in cells) + " |")
     return out

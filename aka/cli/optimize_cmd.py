@@ -8,6 +8,7 @@ from typing import List, Optional
 import typer
 
 from aka.cli.common import handled, print_json
+from aka.spec.result import speedup_text
 
 
 def register(app: typer.Typer) -> None:
@@ -146,7 +147,7 @@ def _render(outcome) -> None:
     if s.get("mode") == "cpu-interpreter":
         typer.echo("times are CPU-interpreter wall times: they rank candidates, they are not GPU performance")
     for r in s.get("shapes", []):
-        speed = ", ".join(f"{k} {v:.2f}x" for k, v in r["speedup"].items())
+        speed = ", ".join(f"{k} {speedup_text(v, 'x')}" for k, v in r["speedup"].items())
         sol = f", SOL {r['sol']:.3f}" if r.get("sol") is not None else ""
         typer.echo(f"  {r['shape']}: {r['time_us']:.2f} us ({r['method']})"
                    + (f", {speed}" if speed else "") + sol)

@@ -7,7 +7,7 @@ import sys
 from rich.console import Console
 from rich.table import Table
 
-from aka.spec.result import EvalResult, ShapeResult
+from aka.spec.result import EvalResult, ShapeResult, speedup_text
 
 
 def _us(t) -> str:
@@ -15,7 +15,7 @@ def _us(t) -> str:
 
 
 def _x(v: float | None) -> str:
-    return f"{v:.2f}" if v is not None else "—"
+    return speedup_text(v, suffix="", none="—")
 
 
 def _sol(s: ShapeResult) -> tuple[str, str, str]:

@@ -16,6 +16,7 @@ from aka.errors import AkaError, InputError
 from aka.export import templates
 from aka.replay.load import SessionView, load
 from aka.spec.op import DEFAULT_TOLERANCE, OpSpec
+from aka.spec.result import speedup_text
 
 
 class NothingToExport(AkaError):
@@ -181,7 +182,7 @@ def _readme(view: SessionView, version: str, spec: OpSpec, package: str, qualnam
                 continue
             sol = f"{s.roofline.sol:.3f}" if s.roofline and s.roofline.sol is not None else "n/a"
             lines.append(f"| {s.id} | {s.time.median_us:.2f} | "
-                         + " | ".join(f"{s.speedup[n]:.2f}×" if n in s.speedup else "n/a" for n in spec.baselines)
+                         + " | ".join(speedup_text(s.speedup.get(n)) for n in spec.baselines)
                          + f" | {sol} |")
     else:
         lines.append("It was measured on the CPU interpreter: correctness only, no speedup is claimed.")

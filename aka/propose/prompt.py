@@ -14,6 +14,7 @@ from typing import Any
 
 from aka.propose.directive import directive_section
 from aka.spec.memory import ProposalContext
+from aka.spec.result import speedup_text
 
 CAPS = {"reference": 6000, "incumbent": 12000, "feedback": 5000, "last_source": 12000, "profile": 3000,
         "snippet": 1500, "knowledge": 7000, "memory": 5000, "inspiration": 4000, "inspirations": 9000}
@@ -166,7 +167,7 @@ def shape_table(view: dict[str, Any]) -> str:
     rows = [f"Evaluation ({view.get('mode')}, {view.get('dtype')}); held-out shapes: {view.get('held_out')}"]
     for s in view.get("shapes", []):
         time = f"{s['time_us']:.2f} us ({s['timing']})" if s.get("time_us") is not None else "not timed"
-        speed = ", ".join(f"{k} {v:.2f}x" for k, v in (s.get("speedup") or {}).items())
+        speed = ", ".join(f"{k} {speedup_text(v, 'x')}" for k, v in (s.get("speedup") or {}).items())
         err = f", max abs err {s['max_abs_err']:.2e}" if s.get("max_abs_err") is not None else ""
         rows.append(f"- {s['id']}: correct {s.get('correct')}{err}; {time}" + (f"; speedup {speed}" if speed else ""))
     return "\n".join(rows)

@@ -13,6 +13,7 @@ from aka.agent.qd.history import migrated_after
 from aka.replay import archive
 from aka.replay import calls as llm_calls
 from aka.replay.load import SessionView
+from aka.spec.result import speedup_text
 
 KINDS = ("config", "setup", "profile", "retrieve", "select", "propose", "batch", "evaluate", "confirm", "accept",
          "reflect", "archive", "decide", "dropout", "migrate", "prompt", "stop", "resume", "error")
@@ -148,7 +149,7 @@ def _confirm(d, v):
     sp = [x.get("torch.compile") for x in (d.get("speedup") or {}).values() if isinstance(x, dict)]
     sp = [x for x in sp if isinstance(x, (int, float))]
     return (f"{v} evaluated again at the end, baselines interleaved: {d.get('status', '?')}"
-            + (f", {min(sp):.2f}–{max(sp):.2f}× torch.compile" if sp else "")
+            + (f", {speedup_text(min(sp), '')}–{speedup_text(max(sp))} torch.compile" if sp else "")
             + (f": {_line(d['rejections'][0])}" if d.get("rejections") else ""))
 
 

@@ -14,7 +14,7 @@ from aka.sessions.report_archive import section
 from aka.sessions.timeline import lines as run_lines
 from aka.sessions.timeline import timeline
 from aka.spec.op import OpSpec
-from aka.spec.result import EvalResult
+from aka.spec.result import EvalResult, speedup_text
 
 
 def summarize(folder: SessionFolder, spec: OpSpec) -> dict[str, Any]:
@@ -165,7 +165,7 @@ def _table(s: dict[str, Any]) -> list[str]:
         cells = [r["shape"], r["phase"], f"{r['weight']:g}", _f(r["time_us"]), r["method"] or ""]
         cells += [_f(r["baselines_us"].get(n)) for n in names]
         if gpu:
-            cells += [_f(r["speedup"].get(n), "{:.2f}×") for n in names]
+            cells += [speedup_text(r["speedup"].get(n)) for n in names]
             flag = " (flagged: roofline undercounts)" if r["sol_flag"] else ""
             cells += [_f(r["sol"], "{:.3f}") + flag, _f(r["sol_calibrated"], "{:.3f}"),
                       _f(r["sol_launch_adjusted"], "{:.3f}")]

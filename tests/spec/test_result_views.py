@@ -59,3 +59,12 @@ def test_decision_round_trip():
                  [Comparison(10, 9.96, 1.004, 0.02, 5, False, "graph", shape="a")],
                  Rejection("crash", "died"))
     assert Decision.from_dict(d.to_dict()) == d
+
+
+def test_a_speedup_that_rounds_up_to_the_bar_keeps_its_digits_cut_not_rounded():
+    from aka.spec.result import speedup_text
+
+    assert [speedup_text(v) for v in (0.9985, 0.99996, 0.9951, 0.9949, 0.97, 1.0, 1.004, 2.345)] == \
+        ["0.998×", "0.9999×", "0.995×", "0.99×", "0.97×", "1.00×", "1.00×", "2.35×"]
+    assert speedup_text(None) == "n/a" and speedup_text(None, none="—") == "—"
+    assert speedup_text(0.9985, "x") == "0.998x"
