@@ -602,6 +602,13 @@ def _fmt(v: float | None, p: int = 2) -> str:
     return "—" if v is None else f"{v:.{p}f}"
 
 
+def _x(v: float | None) -> str:
+    """A speedup: a loss that two decimals would round to 1.00 keeps its digits (aka's speedup_text)."""
+    from aka.spec.result import speedup_text
+
+    return speedup_text(v, suffix="", none="—")
+
+
 def _sol_range(lo: float | None, hi: float | None) -> str:
     return "—" if lo is None else f"{lo:.2f}–{hi:.2f}"
 
@@ -728,7 +735,7 @@ def per_shape_markdown(ops: dict) -> str:
     lines = ["| op | fastest kernel per shape × torch.compile (geomean, matched shapes) | shapes ≥ 1.0× | "
              "shapes below 1.0× | kernels used |", "|---|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r['label']} | {_fmt(r['x_compile'])} ({r['matched']}/{r['shapes']}) | {r['reached']}/{r['matched']} | "
+        lines.append(f"| {r['label']} | {_x(r['x_compile'])} ({r['matched']}/{r['shapes']}) | {r['reached']}/{r['matched']} | "
                      f"{', '.join(r['below']) or '—'} | {', '.join(r['kernels'])} |")
     suite = _geomean([r["x_compile"] for r in rows if r["x_compile"]])
     lines.append(f"\nSuite: geometric mean over {sum(1 for r in rows if r['x_compile'])} operators of the per-shape best "
@@ -786,11 +793,11 @@ def markdown(data: dict) -> str:
                 lines.append(f"| {op} | {kname} | — | **{k['status']}**: {why} | | | | | |" + (" | |" if prod else "") + " |")
             for r in k["rows"]:
                 p_us = f" {_fmt(r.get('production_us'))} |" if prod else ""
-                p_x = f" {_fmt(r.get('x_production'))}{_mixed(r, 'production')} |" if prod else ""
+                p_x = f" {_x(r.get('x_production'))}{_mixed(r, 'production')} |" if prod else ""
                 also = "".join(f" ({m} {_fmt(t)})" for m, t in sorted((r.get("us_as") or {}).items()))
                 lines.append(f"| {op} | {kname} | {r['shape']} | {_fmt(r['us'])}{also} | {r['method']} | "
                              f"{_fmt(r['eager_us'])} | {_fmt(r['compile_us'])} |{p_us} "
-                             f"{_fmt(r['x_eager'])}{_mixed(r, 'eager')} | {_fmt(r['x_compile'])}{_mixed(r, 'compile')} |"
+                             f"{_x(r['x_eager'])}{_mixed(r, 'eager')} | {_x(r['x_compile'])}{_mixed(r, 'compile')} |"
                              f"{p_x} {_fmt(r['sol'])}{' (!)' if r['flag'] else ''} |")
     if joined:
         lines += ["", f"{JOINED} timed by a later run (`--kernels`) than the baselines it is set against, on the "
