@@ -9,6 +9,9 @@ torch-compute, tensor-method and `@` rules are lifted (tl.* arithmetic is the ke
 from __future__ import annotations
 
 import ast
+import functools
+import importlib
+import types
 from dataclasses import dataclass, field
 
 from aka.spec.result import Rejection
@@ -82,8 +85,21 @@ TRITON_REFUSED = {
     "tools.build_extern": "native-code", "tools.disasm": "native-code",
     "testing": "import-not-allowed", "profiler": "import-not-allowed",
 }
-# Calls of allowed modules that evaluate strings as code.
-STDLIB_REFUSED = ("typing.get_type_hints", "typing.ForwardRef", "typing.evaluate_forward_ref")
+# Calls of allowed modules that evaluate strings as code, or read attributes named at run time
+# (`operator.attrgetter("s" + "ys")(warnings)` is `warnings.sys`).
+STDLIB_REFUSED = ("typing.get_type_hints", "typing.ForwardRef", "typing.evaluate_forward_ref",
+                  "operator.attrgetter", "operator.methodcaller")
+MODULE_WRITERS = ("enum.global_enum", "enum.global_enum_repr", "enum.global_flag_repr", "enum.global_str")
+"""Calls of allowed modules that write into another module by name: `enum.global_enum(E)` copies
+E's members into `sys.modules[E.__module__]`, and E's module is whatever the candidate names
+(`enum.Enum("E", ..., module="aka.evaluate.timing")`)."""
+ENUM_MODULE_HOOKS = ("_convert_",)
+"""Enum class methods that read another module's globals by its name (and, `as_global=True`,
+write them): refused wherever they are reached, a candidate's own Enum subclass included."""
+ATTRIBUTE_BUILTINS = ("getattr", "setattr", "delattr")
+"""Builtins that read or write an attribute named by a string: reviewed where called, refused where
+passed on as a value (`functools.reduce(getattr, ["s" + "ys"], warnings)` reads a name the review
+never sees)."""
 INTROSPECTION_CALLS = {"globals", "locals", "vars", "eval", "exec", "compile", "__import__",
                        "breakpoint"}
 IO_CALLS = {"open"}
@@ -107,6 +123,28 @@ def _category(module: str) -> str:
         if root in modules or "_" + root in modules:
             return rule
     return "import-not-allowed"
+
+
+@functools.lru_cache(maxsize=None)
+def _stdlib_module_reached(path: str) -> str | None:
+    """The module outside the allowlist that the dotted path reaches through the real standard
+    library module it starts from (`enum.bltns` is builtins, `typing.types` is types), or None.
+    Only the allowlisted standard-library modules are imported to look: never the candidate, never
+    torch or triton."""
+    parts = path.split(".")
+    if parts[0] not in ALLOWED_MODULES or parts[0] in ("torch", "triton", "__future__"):
+        return None
+    try:
+        value = importlib.import_module(parts[0])
+    except ImportError:
+        return None
+    for part in parts[1:]:
+        value = getattr(value, part, None)
+        if value is None:
+            return None
+        if isinstance(value, types.ModuleType) and value.__name__.split(".")[0] not in ALLOWED_MODULES:
+            return value.__name__
+    return None
 
 
 def _triton_rule(path: str) -> str | None:
@@ -212,8 +250,18 @@ class _Reviewer(ast.NodeVisitor):
                 why = ("builds or loads native code outside a @triton.jit kernel" if rule == "native-code"
                        else "private, benchmarking or testing internals; timing belongs to the harness")
                 self.add(rule, f"uses `{path}`: {why}", node)
+        elif path in MODULE_WRITERS:
+            self.add("module-patching", f"uses `{path}`, which writes into the module its argument names", node)
         elif path in STDLIB_REFUSED or any(path.startswith(p + ".") for p in STDLIB_REFUSED):
-            self.add("introspection", f"uses `{path}`, which evaluates strings as code", node)
+            self.add("introspection", f"uses `{path}`, which evaluates strings as code or reads attributes "
+                     "named at run time", node)
+        elif any(p.startswith("_") and not p.endswith("__") for p in parts[1:]):
+            self.add("introspection", f"uses `{path}`: private internals of the standard library "
+                     "(`dataclasses._create_fn` runs a string as code)", node)
+        else:
+            reached = _stdlib_module_reached(path)
+            if reached:
+                self.add(_category(reached), f"`{path}` reaches the module `{reached}` through `{root}`", node)
 
     # --- functions: every body is reviewed, kernels with the compute rules lifted ---------------
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
@@ -246,6 +294,7 @@ class _Reviewer(ast.NodeVisitor):
             self._check_path(path, node, "call")
             self._called.add(id(node.func))
         elif isinstance(node.func, ast.Name):
+            self._called.add(id(node.func))
             self._check_builtin_call(node)
         elif isinstance(node.func, ast.Attribute):
             if node.func.attr in KERNEL_BODY_ATTRS and not _is_self(node.func.value):
@@ -317,6 +366,10 @@ class _Reviewer(ast.NodeVisitor):
         if isinstance(node.ctx, ast.Load) and node.id in REFUSED_NAMES and node.id not in self.scope.aliases:
             rule = "io" if node.id in IO_CALLS else "introspection"
             self.add(rule, f"uses the builtin `{node.id}`", node)
+        elif (isinstance(node.ctx, ast.Load) and node.id in ATTRIBUTE_BUILTINS and node.id not in self.scope.aliases
+              and id(node) not in self._called):
+            self.add("introspection", f"passes the builtin `{node.id}` on as a value: the attribute it "
+                     "reaches is named where the review cannot see it", node)
 
     def visit_Constant(self, node: ast.Constant) -> None:
         if isinstance(node.value, str) and node.value in DUNDER_ATTRS:
@@ -330,6 +383,9 @@ class _Reviewer(ast.NodeVisitor):
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if node.attr in DUNDER_ATTRS:
             self.add("introspection", f"reads `.{node.attr}`", node)
+        elif node.attr in ENUM_MODULE_HOOKS:
+            self.add("module-patching", f"reads `.{node.attr}`, which reads (and can write) another module's "
+                     "globals by its name", node)
         elif node.attr in KERNEL_BODY_ATTRS and self._root_name(node.value) in self.scope.kernels:
             self.add("kernel-fn-call", f"reads `{ast.unparse(node)}`: a Triton kernel's Python body, "
                      "which runs on the host", node)

@@ -187,6 +187,19 @@ def test_a_clock_forger_that_also_empties_the_judges_batch_is_stopped_by_the_rev
     assert {"module-patching", "introspection"} <= {r.rule for r in result.rejections}
 
 
+def test_a_clock_forger_hidden_in_a_string_run_through_a_stdlib_alias_of_builtins_is_stopped_by_the_review(
+        evaluator, fixture_op, tmp_path):
+    """The same forger, written as a string and run by `enum.bltns.exec` (the enum module keeps the
+    builtins module as `bltns`): every import in the file is on the allowlist and no name it reads is
+    a refused builtin, so until session 49 the review passed it and the forged claim stood."""
+    code = "import sys, time\n" + EMPTY_BATCH
+    path = tmp_path / "enum_exec.py"
+    path.write_text(f"import enum\nenum.bltns.exec({code!r})\n" + HONEST)
+    result = evaluator.evaluate(fixture_op, path, EvalOptions(trials=1, time=True))
+    assert result.status is EvalStatus.CHEAT, [str(r) for r in result.rejections]
+    assert "introspection" in {r.rule for r in result.rejections}
+
+
 @pytest.mark.xfail(strict=True, reason="known gap: code in the candidate's process can rewrite the worker's "
                    "batch command, so without the static review the judge's clock sees no calls; the fix is a "
                    "batch whose outputs, on inputs chosen at its start, the judge checks")

@@ -168,6 +168,41 @@ def test_refused_modules_reached_through_allowed_ones(snippet, rule):
     assert (rule, 6) in [(r.rule, r.line) for r in found], found
 
 
+@pytest.mark.parametrize("snippet, rule", [
+    ("enum.bltns.exec('import sys')", "introspection"),           # enum keeps builtins as `bltns`
+    ("typing.types.FunctionType", "introspection"),
+    ("dataclasses.types.CodeType", "introspection"),
+    ("dataclasses._create_fn('f', [], ['return 1'])", "introspection"),
+    ("functools.reduce(getattr, ['s' + 'ys'], warnings)", "introspection"),
+    ("itertools.starmap(setattr, [(warnings, 'x', 1)])", "introspection"),
+    ("g = getattr", "introspection"),
+    ("operator.attrgetter('s' + 'ys')(warnings)", "introspection"),
+    ("operator.methodcaller('mod' + 'ules')", "introspection"),
+    ("enum.global_enum(enum.Enum('E', 'perf_counter', module='aka.evaluate.timing'))", "module-patching"),
+    ("enum.Enum._convert_('E', 'aka.evaluate.runner', lambda n: n == 'sys')", "module-patching"),
+    ("Mine._convert_('E', 'aka.evaluate.runner', lambda n: True)", "module-patching"),
+])
+def test_stdlib_gadgets_that_reach_code_or_other_modules_are_refused(snippet, rule):
+    """Ways round the import allowlist through the allowed standard library (session 49): each
+    passed the review before, and `enum.bltns.exec` ran a forger (tests/evaluate/test_forgery.py)."""
+    src = ("import collections, dataclasses, enum, functools, itertools, operator, typing, warnings\nimport torch\n"
+           "class Mine(enum.Enum):\n    A = 1\n")
+    src += f"def forward(x):\n    {snippet}\n    return x\nclass ModelNew: pass\n"
+    found = review(src, "cand.py")
+    assert (rule, 6) in [(r.rule, r.line) for r in found], found
+
+
+@pytest.mark.parametrize("snippet", [
+    "getattr(torch, 'float32')", "hasattr(x, 'shape')", "functools.lru_cache(maxsize=None)", "typing.Optional[int]",
+    "collections.OrderedDict()", "operator.mul(2, 3)", "enum.Enum('E', 'a b')", "dataclasses.field(default=0)",
+    "itertools.product([1], [2])", "warnings.warn('slow path')",
+])
+def test_ordinary_uses_of_the_allowed_stdlib_still_pass(snippet):
+    src = "import collections, dataclasses, enum, functools, itertools, operator, typing, warnings\nimport torch\n"
+    src += f"def forward(x):\n    {snippet}\n    return x\nclass ModelNew: pass\n"
+    assert review(src, "cand.py") == []
+
+
 def test_aliases_are_resolved():
     src = "import torch.nn.functional as F\nfrom torch import rsqrt\nclass ModelNew:\n    def f(self, x):\n        return F.gelu(rsqrt(x))\n"
     found = review(src, "c.py")
