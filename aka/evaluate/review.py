@@ -11,8 +11,10 @@ from __future__ import annotations
 import ast
 import functools
 import importlib
+import importlib.util
 import types
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from aka.spec.result import Rejection
 
@@ -147,6 +149,29 @@ def _stdlib_module_reached(path: str) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=None)
+def _is_module_path(path: str) -> bool:
+    """Whether the dotted path names a module: for the standard library by looking at the real
+    module, for torch and triton by their package folders (a file or package of that name), so
+    that neither is imported here."""
+    parts = path.split(".")
+    if parts[0] not in ALLOWED_MODULES or parts[0] == "__future__":
+        return False
+    if parts[0] not in ("torch", "triton"):
+        try:
+            value = importlib.import_module(parts[0])
+        except ImportError:
+            return False
+        for part in parts[1:]:
+            value = getattr(value, part, None)
+        return isinstance(value, types.ModuleType)
+    spec = importlib.util.find_spec(parts[0])
+    if spec is None or not spec.submodule_search_locations:
+        return len(parts) == 1
+    folder = Path(next(iter(spec.submodule_search_locations))).joinpath(*parts[1:])
+    return len(parts) == 1 or folder.with_suffix(".py").is_file() or (folder / "__init__.py").is_file()
+
+
 def _triton_rule(path: str) -> str | None:
     """Rule id refusing the triton path `path`, or None when a candidate may use it."""
     rest = path.split(".")[1:]
@@ -198,6 +223,7 @@ class _Reviewer(ast.NodeVisitor):
         self._seen: set[tuple[str, int | None]] = set()
         self._kernel_depth = 0
         self._called: set[int] = set()   # attribute nodes checked as the function of a call
+        self._consumed: set[int] = set()  # nodes used as an attribute's base or a call's function
 
     @property
     def in_kernel(self) -> bool:
@@ -289,6 +315,7 @@ class _Reviewer(ast.NodeVisitor):
 
     # --- calls ---------------------------------------------------------------------------------
     def visit_Call(self, node: ast.Call) -> None:
+        self._consumed.add(id(node.func))
         path = self._resolve(node.func)
         if path:
             self._check_path(path, node, "call")
@@ -315,6 +342,8 @@ class _Reviewer(ast.NodeVisitor):
             self.add("io", f"calls `{name}()`" + (": opens a file" if name == "open" else ""), node)
         elif name in ("getattr", "setattr", "delattr", "hasattr"):
             attr = node.args[1] if len(node.args) > 1 else None
+            if node.args and isinstance(attr, ast.Constant):
+                self._consumed.add(id(node.args[0]))  # getattr(torch, "x") is torch.x, checked as such below
             if not (isinstance(attr, ast.Constant) and isinstance(attr.value, str)):
                 self.add("introspection", f"`{name}` with a computed attribute name", node)
             elif attr.value in DUNDER_ATTRS or attr.value.startswith("__"):
@@ -366,10 +395,18 @@ class _Reviewer(ast.NodeVisitor):
         if isinstance(node.ctx, ast.Load) and node.id in REFUSED_NAMES and node.id not in self.scope.aliases:
             rule = "io" if node.id in IO_CALLS else "introspection"
             self.add(rule, f"uses the builtin `{node.id}`", node)
+        elif (isinstance(node.ctx, ast.Load) and node.id in self.scope.aliases and id(node) not in self._consumed
+              and _is_module_path(self.scope.aliases[node.id])):
+            self._module_escapes(self.scope.aliases[node.id], node)
         elif (isinstance(node.ctx, ast.Load) and node.id in ATTRIBUTE_BUILTINS and node.id not in self.scope.aliases
               and id(node) not in self._called):
             self.add("introspection", f"passes the builtin `{node.id}` on as a value: the attribute it "
                      "reaches is named where the review cannot see it", node)
+
+    def _module_escapes(self, path: str, node: ast.AST) -> None:
+        self.add("introspection", f"uses the module `{path}` as a value (bound to a name, passed or returned): "
+                 "the review follows attribute paths only from an import, so `m = torch.utils; m.data...` "
+                 "would leave it; import what you need by name", node)
 
     def visit_Constant(self, node: ast.Constant) -> None:
         if isinstance(node.value, str) and node.value in DUNDER_ATTRS:
@@ -381,6 +418,10 @@ class _Reviewer(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
+        self._consumed.add(id(node.value))
+        path = self._resolve(node)
+        if path and id(node) not in self._consumed and _is_module_path(path):
+            self._module_escapes(path, node)
         if node.attr in DUNDER_ATTRS:
             self.add("introspection", f"reads `.{node.attr}`", node)
         elif node.attr in ENUM_MODULE_HOOKS:
@@ -389,7 +430,6 @@ class _Reviewer(ast.NodeVisitor):
         elif node.attr in KERNEL_BODY_ATTRS and self._root_name(node.value) in self.scope.kernels:
             self.add("kernel-fn-call", f"reads `{ast.unparse(node)}`: a Triton kernel's Python body, "
                      "which runs on the host", node)
-        path = self._resolve(node)
         if path and id(node) not in self._called:     # a called one was checked as the call
             self._check_path(path, node, "read")
         self.generic_visit(node)

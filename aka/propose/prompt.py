@@ -32,7 +32,8 @@ The candidate contract (docs/op-spec.md, docs/honesty.md):
 - Refused (the rule id in brackets): torch computing outside kernels, e.g. torch.rsqrt, x * y on tensors,
   .sum(), .pow() [torch-compute, tensor-method-math, runtime-torch-compute]; `@` [matmul-operator];
   torch.compile/jit [torch-compile]; streams, events, CUDA graphs [stream]; patching modules
-  [module-patching]; `global` [global-state]; eval/exec/globals/dunder attributes [introspection];
+  [module-patching]; `global` [global-state]; eval/exec/globals/dunder attributes, private stdlib names,
+  a module bound to a name (`F = torch.nn.functional`: write `import torch.nn.functional as F`) [introspection];
   threads/processes [concurrency]; ctypes/extensions [native-code]; open/os/time/json [io];
   numpy [host-compute]; calling kernel.fn [kernel-fn-call]; work done elsewhere than its own kernels
   [ghost-replay, no-kernel]; modifying inputs [input-modified]; returning an input [output-aliases-input];

@@ -203,6 +203,23 @@ def test_ordinary_uses_of_the_allowed_stdlib_still_pass(snippet):
     assert review(src, "cand.py") == []
 
 
+@pytest.mark.parametrize("snippet", [
+    "m = torch.utils\n    m.data.dataloader.os.system('id')",   # the chain on `m` was never resolved
+    "w = warnings\n    w.sys.modules",
+    "run(torch)",
+    "self_modules = [triton.language]",
+    "return typing",
+    "F = torch.nn.functional\n    F.torch.utils.data.dataloader.os",   # `import ... as F` is the way
+])
+def test_a_module_used_as_a_value_is_refused(snippet):
+    """Attribute paths are followed only from an import; a module bound to a name, passed or returned
+    would carry them out of the review's sight (session 49)."""
+    src = "import torch, triton, typing, warnings\nimport triton.language\n"
+    src += f"def forward(x):\n    {snippet}\n    return x\nclass ModelNew: pass\n"
+    found = review(src, "cand.py")
+    assert ("introspection", 4) in [(r.rule, r.line) for r in found], found
+
+
 def test_aliases_are_resolved():
     src = "import torch.nn.functional as F\nfrom torch import rsqrt\nclass ModelNew:\n    def f(self, x):\n        return F.gelu(rsqrt(x))\n"
     found = review(src, "c.py")
@@ -308,7 +325,6 @@ def test_a_torch_function_taken_to_call_later_is_torch_compute(snippet):
     "is_hip = torch.version.hip is not None",
     "lo = -torch.inf\nd = torch.float32\nm = torch.nn.Module",
     "props = getattr(torch.cuda, 'get_device_properties')",
-    "F = torch.nn.functional",
 ])
 def test_reading_metadata_constants_types_and_namespaces_passes(snippet):
     assert rules(HEADER + snippet + "\nclass ModelNew:\n    pass\n") == []
