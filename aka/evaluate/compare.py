@@ -20,6 +20,27 @@ class Mismatch:
     """What differs: structure, shape, dtype, device, unwritten (NaN poison), nan, inf, values."""
 
 
+PLAIN_TENSORS = (torch.Tensor, torch.nn.Parameter)
+PLAIN_SCALARS = (bool, int, float, str, type(None))
+
+
+def foreign_leaves(value: Any, prefix: str = "out") -> list[str]:
+    """Paths in an output that are not plain data: a tensor of a subclass, a container or scalar of
+    a type of the candidate's. Checked by exact type, so no code of the candidate's runs: a Tensor
+    subclass's `__torch_function__` would run at the first torch call on the output (the harness's
+    own, at handover), which is where a forger could do the work it skipped in the timed call."""
+    kind = type(value)
+    if kind in PLAIN_TENSORS or kind in PLAIN_SCALARS:
+        return []
+    if kind is tuple or kind is list:
+        return [p for i, v in enumerate(value) for p in foreign_leaves(v, f"{prefix}[{i}]")]
+    if kind is dict:
+        if any(type(k) not in (str, int) for k in value):
+            return [f"{prefix} (a key of a type of its own)"]
+        return [p for k in sorted(value, key=str) for p in foreign_leaves(value[k], f"{prefix}[{k!r}]")]
+    return [f"{prefix} ({kind.__module__}.{kind.__qualname__})"]
+
+
 def flatten(value: Any, prefix: str = "out") -> list[tuple[str, Any]]:
     """Tensors and scalars of a tensor / tuple / list / dict output, with a path for each."""
     if isinstance(value, torch.Tensor):

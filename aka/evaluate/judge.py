@@ -330,6 +330,10 @@ def _check_shape(op: Operator, remote: Remote, i: int, params: dict, seed: int, 
 
 def _observations(seen: dict[str, Any], ref_alias: set[str]) -> tuple[str, str] | None:
     """What the candidate's process saw that convicts it (never what would clear it)."""
+    if seen.get("foreign_output"):
+        return ("output-subclass", "the output is not plain tensors and Python scalars: "
+                f"{', '.join(map(str, seen['foreign_output']))[:300]} (a Tensor subclass can run code, "
+                "and do the work, when the harness first reads it)")
     if seen.get("torch_calls"):
         return ("runtime-torch-compute", "forward computed with torch outside the candidate's own "
                 f"kernels at run time: {str(seen['torch_calls'])[:500]}")

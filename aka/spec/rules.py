@@ -36,7 +36,8 @@ _TABLE: dict[str, tuple[str, str]] = {
     "stale-output": ("cheat", RUNTIME), "runtime-torch-compute": ("cheat", RUNTIME),
     "ghost-replay": ("cheat", RUNTIME), "no-kernel": ("cheat", RUNTIME),
     "foreign-device-time": ("cheat", RUNTIME), "side-stream": ("cheat", RUNTIME),
-    "no-device-work": ("cheat", RUNTIME), "forged-timing": ("cheat", TIMING),
+    "no-device-work": ("cheat", RUNTIME), "output-subclass": ("cheat", RUNTIME),
+    "forged-timing": ("cheat", TIMING),
     # the static review
     "torch-compute": ("cheat", STATIC), "tensor-method-math": ("cheat", STATIC),
     "matmul-operator": ("cheat", STATIC), "torch-compile": ("cheat", STATIC),

@@ -26,6 +26,7 @@ CHEATS = {
     "cheat_side_stream.py": (EvalStatus.CHEAT, "stream", None),
     "cheat_torch_compile.py": (EvalStatus.CHEAT, "torch-compile", None),
     "cheat_matmul_operator.py": (EvalStatus.CHEAT, "matmul-operator", None),
+    "cheat_lazy_subclass.py": (EvalStatus.CHEAT, "output-subclass", "cpu-a"),   # passes the static review
 }
 
 

@@ -75,3 +75,31 @@ def test_per_output_tolerance_overrides_the_default():
     assert compare(loose_scale, ref, 0.1, 0.2).ok
     m = compare(loose_scale, ref, 0.1, 0.2, per_path={"out[1]": (0.0, 1e-6)})
     assert not m.ok and "out[1]" in m.detail
+
+
+def test_foreign_leaves_are_told_by_exact_type_without_running_the_outputs_code():
+    import torch
+
+    from aka.evaluate.compare import foreign_leaves
+
+    class Sub(torch.Tensor):
+        touched = 0
+
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            Sub.touched += 1
+            return super().__torch_function__(func, types, args, kwargs or {})
+
+    class Seq(list):
+        def __iter__(self):
+            raise AssertionError("iterated")
+
+    plain = torch.zeros(2)
+    sub = torch.zeros(2).as_subclass(Sub)
+    Sub.touched = 0
+    assert foreign_leaves((plain, [1, 2.0, None, "x"], {"a": plain, 3: True})) == []
+    assert foreign_leaves((plain, {"y": sub})) == ["out[1]['y'] (" + Sub.__module__ + "." + Sub.__qualname__ + ")"]
+    assert foreign_leaves(Seq([plain]))[0].startswith("out (")
+    assert foreign_leaves({object(): plain}) == ["out (a key of a type of its own)"]
+    assert foreign_leaves(torch.nn.Parameter(torch.zeros(1))) == []
+    assert Sub.touched == 0
