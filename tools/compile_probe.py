@@ -24,12 +24,13 @@ import torch
 
 from aka.evaluate.loading import Operator, compiled_reference
 from aka.evaluate.timing import GRAPH_BELOW_US, GpuTimer
-from aka.evaluate.worker import calls_of, exact_fp32
+from aka.evaluate.loading import timed_calls
+from aka.evaluate.worker import exact_fp32
 from aka.spec.load import load_op
 
 
 def _time(timer: GpuTimer, model: torch.nn.Module, sets: list) -> dict:
-    calls = calls_of(model, sets)
+    calls = timed_calls(model, sets)
     t = timer.bench(calls, method="events")
     row = {"events": round(t.median_us, 2)}
     if t.median_us < GRAPH_BELOW_US:

@@ -23,7 +23,6 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Any
 
 import yaml
 

@@ -27,7 +27,8 @@ import torch
 from aka.evaluate.correctness import build_pair
 from aka.evaluate.loading import Operator, compiled_reference, load_module
 from aka.evaluate.timing import GpuTimer, stats
-from aka.evaluate.worker import calls_of, exact_fp32
+from aka.evaluate.loading import timed_calls
+from aka.evaluate.worker import exact_fp32
 from aka.spec.load import load_op
 
 SPIN_CYCLES = 200_000
@@ -77,7 +78,7 @@ def probe(spec_path: str, shape: str, kernels: list[str], rounds: int, reps: int
     for r in range(rounds):
         order = names[r % len(names):] + names[:r % len(names)]
         for name in order:
-            calls = calls_of(sides[name], sets)
+            calls = timed_calls(sides[name], sets)
             t = timer.bench(calls, method="events")
             row = {"round": r, "events": t.median_us, "events_cv": t.cv, "clock_mhz": sm_clock_mhz(),
                    "note": t.note, "events_nohold": events_plain(timer, calls, reps),

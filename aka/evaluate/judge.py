@@ -675,7 +675,8 @@ def time_baselines(op: Operator, params: dict, seed: int, bytes_io: int, names: 
     """Eager and torch.compile of the reference, and the operator's production module, timed here
     the way the candidate was (adding the same graph launch floor); the production module must
     first match the reference."""
-    from aka.evaluate.worker import bencher, calls_of
+    from aka.evaluate.loading import timed_calls
+    from aka.evaluate.worker import bencher
 
     bench = bencher(gpu, reps, floor_us)
     ref = _guard(op, "init", lambda: op.build(params, seed))
@@ -689,7 +690,7 @@ def time_baselines(op: Operator, params: dict, seed: int, bytes_io: int, names: 
             check_production(op, ref, model, sets[0], tol, shape_id)
         else:
             model = ref if name == "eager" else compiled_reference(ref)
-        row[name] = _guard(op, "forward", lambda: bench(calls_of(model, sets), method=method), role).__dict__
+        row[name] = _guard(op, "forward", lambda: bench(timed_calls(model, sets), method=method), role).__dict__
         del model
     del sets
     _free(op)

@@ -27,7 +27,8 @@ import torch
 from aka.evaluate import compare as cmp
 from aka.evaluate import handover, kernel_cache
 from aka.evaluate.channel import Channel, ChannelError
-from aka.evaluate.loading import Inputs, Operator, ghosted, kernel_objects, load_module, poisoned, synchronize
+from aka.evaluate.loading import (Inputs, Operator, ghosted, kernel_objects, load_module, poisoned, synchronize,
+                                  timed_calls)
 from aka.evaluate.tracing import traced
 from aka.sandbox import confine
 from aka.sandbox.limits import Limits
@@ -186,7 +187,7 @@ class Runner:
         device work one call launches, recorded by the profiler."""
         op, i = self._op(), int(cmd["shape"])
         sets = self._sets(cmd)
-        calls = _calls(self.models[i], sets)
+        calls = timed_calls(self.models[i], sets)
         reply: dict[str, Any] = {}
         if op.device.type == "cuda":
             from aka.evaluate import proof
@@ -205,7 +206,7 @@ class Runner:
     def bench(self, cmd: dict) -> dict:
         """One timing with a fixed method (a round of an interleaved comparison)."""
         op, i = self._op(), int(cmd["shape"])
-        calls = _calls(self.models[i], self._sets(cmd))
+        calls = timed_calls(self.models[i], self._sets(cmd))
         if op.device.type == "cuda":
             t = self._timer(cmd).bench(calls, method=cmd.get("method"), key=i)
         else:
@@ -218,7 +219,7 @@ class Runner:
         """`n` calls between the judge's "go" and our "done": the judge's own clock bounds the
         times claimed. On a GPU the calls are one captured graph when the capture works."""
         op, i, n = self._op(), int(cmd["shape"]), int(cmd["n"])
-        call = _calls(self.models[i], self._sets(cmd)[:1])[0]
+        call = timed_calls(self.models[i], self._sets(cmd)[:1])[0]
         call()
         synchronize(op.device)
         run, how = _graph_batch(call, n) if op.device.type == "cuda" else (None, "calls")
@@ -280,15 +281,6 @@ def prefix(value: Any, n: int) -> Any:
     """`value` with every tensor flattened and cut to its first `n` elements (a structure the
     judge can compare against the reference's output cut the same way)."""
     return cmp.map_tensors(lambda t: t.reshape(-1)[:n], value)
-
-
-def _calls(model: torch.nn.Module, sets: list[Inputs]) -> list:
-    def make(inp: Inputs):
-        def call():
-            with torch.no_grad():
-                return inp.call(model)
-        return call
-    return [make(s) for s in sets]
 
 
 def _graph_batch(call: Any, n: int) -> tuple[Any, str]:

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import torch
 
-from aka.evaluate.loading import Inputs, Operator
+from aka.evaluate.loading import Operator
 from aka.evaluate.timing import GpuTimer, bench_cpu
 from aka.spec import jobs
 from aka.spec.result import Timing
@@ -106,16 +106,6 @@ def device_info(device: str) -> dict[str, Any]:
             "arch_name": getattr(props, "gcnArchName", None), "sms": props.multi_processor_count,
             "memory_bytes": props.total_memory,
             "torch": torch.__version__, "nvml": nvml_info()}
-
-
-def calls_of(model: torch.nn.Module, sets: list[Inputs]) -> list:
-    """One no-grad call of `model` per input set."""
-    def make(inp: Inputs):
-        def call():
-            with torch.no_grad():
-                return inp.call(model)
-        return call
-    return [make(s) for s in sets]
 
 
 def bencher(gpu: bool, reps: int, floor_us: float | None = None) -> Callable[[list], Timing]:

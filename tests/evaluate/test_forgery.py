@@ -200,6 +200,21 @@ def test_a_clock_forger_hidden_in_a_string_run_through_a_stdlib_alias_of_builtin
     assert "introspection" in {r.rule for r in result.rejections}
 
 
+def test_a_cache_keyed_by_buffer_and_version_is_timed_doing_its_work(evaluator, fixture_op):
+    """It passes the refill check (refilled buffers get a new version) and, until session 49, every
+    timed call on the same unchanged inputs returned its kept result: about 6 µs on the interpreter
+    against about 5,000 for the same kernel computing. The harness now moves the inputs' version
+    counters on before each timed call, so each one computes."""
+    timed = EvalOptions(trials=1, time=True)       # its source is ordinary: weight prepacks key on versions too
+    honest = evaluator.evaluate(fixture_op, CANDIDATES / "honest_rmsnorm.py", timed)
+    cached = evaluator.evaluate(fixture_op, CANDIDATES / "cheat_version_keyed_cache.py", timed)
+    assert honest.status is EvalStatus.ACCEPTED and cached.status is EvalStatus.ACCEPTED, \
+        [str(r) for r in honest.rejections + cached.rejections]
+    for h, c in zip(honest.shapes, cached.shapes):
+        if h.time is not None:
+            assert c.time.median_us > h.time.median_us / 20, (h.id, h.time.median_us, c.time.median_us)
+
+
 @pytest.mark.xfail(strict=True, reason="known gap: code in the candidate's process can rewrite the worker's "
                    "batch command, so without the static review the judge's clock sees no calls; the fix is a "
                    "batch whose outputs, on inputs chosen at its start, the judge checks")
