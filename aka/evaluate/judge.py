@@ -471,9 +471,17 @@ def _time_shape(job: jobs.EvalJob, op: Operator, remote: Remote, kernels: set[st
     nsets = _sets(gpu, row.get("bytes_io", 0))
     fixed = job.shapes[i].method if gpu else None
     floor = launch_floor_kw(gpu)
+    verify = not job.mutates and row.get("bytes_io", 0) <= LARGE_BYTES
     claim = remote.ask("time", shape=i, params=row["params"], seed=seed, sets=nsets,
-                       reps=int(job.reps), proof=gpu, **floor, **({"method": fixed} if fixed else {}))
+                       reps=int(job.reps), proof=gpu, **floor, **({"method": fixed} if fixed else {}),
+                       **({"verify": "timed"} if verify else {}))
     timing = _timing(claim)
+    failure = _observations(claim, set()) if claim.get("foreign_output") else None
+    if verify and not failure:
+        failure = _timed_output(op, remote, row["params"], seed, nsets, _tolerance(job))
+    if failure:
+        v.reject(failure[0], failure[1], row["id"])
+        return False
     if gpu:
         rule, detail, share = proof.judge(_work(claim), kernels)
         row["own_time_share"] = share
@@ -512,6 +520,27 @@ def _time_shape(job: jobs.EvalJob, op: Operator, remote: Remote, kernels: set[st
             return False
     row["time"] = timing
     return True
+
+
+def _timed_output(op: Operator, remote: Remote, params: dict, seed: int, nsets: int,
+                  tol: Tolerance) -> tuple[str, str] | None:
+    """The output of one more call like the timed ones (the last input set, called after the timing,
+    its version counters moved on as before each timed call) against the reference on the same
+    inputs: a candidate that computes when checked and skips the work once timed (counting its
+    calls) hands over a wrong one here, and cannot tell this call from a timed one."""
+    with remote.timed("judge-reference"):
+        model = _guard(op, "init", lambda: op.build(params, seed))
+        inputs = _guard(op, "inputs", lambda: op.make_inputs(params, seed + 500 + nsets - 1))
+        ref_out = _guard(op, "forward", lambda: _forward(op, model, inputs))
+    with remote.timed("judge-handover"):
+        got, _ = _collect(op, remote, "timed", ref_out, {})
+    m = cmp.compare(got, ref_out, tol.atol, tol.rtol, per_path=tol.outputs)
+    del model, inputs, ref_out, got
+    _free(op)
+    if not m.ok:
+        return ("timed-output", "a call like the timed ones, made right after them, gave a wrong output (work "
+                f"done when checked and skipped when timed?): {m.detail}")
+    return None
 
 
 def launch_floor_kw(gpu: bool) -> dict[str, float]:
