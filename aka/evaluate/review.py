@@ -128,22 +128,29 @@ def _category(module: str) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def _stdlib_module_reached(path: str) -> str | None:
-    """The module outside the allowlist that the dotted path reaches through the real standard
-    library module it starts from (`enum.bltns` is builtins, `typing.types` is types), or None.
-    Only the allowlisted standard-library modules are imported to look: never the candidate, never
-    torch or triton."""
+def _stdlib_steps(path: str) -> tuple:
+    """The objects the steps of a dotted path name when it starts at an allowlisted standard-library
+    module: that module (imported to look; never the candidate, torch or triton), then one object a
+    step, up to the first step that names nothing. () for any other path."""
     parts = path.split(".")
     if parts[0] not in ALLOWED_MODULES or parts[0] in ("torch", "triton", "__future__"):
-        return None
+        return ()
     try:
-        value = importlib.import_module(parts[0])
+        steps = [importlib.import_module(parts[0])]
     except ImportError:
-        return None
+        return ()
     for part in parts[1:]:
-        value = getattr(value, part, None)
+        value = getattr(steps[-1], part, None)
         if value is None:
-            return None
+            break
+        steps.append(value)
+    return tuple(steps)
+
+
+def _stdlib_module_reached(path: str) -> str | None:
+    """The module outside the allowlist that the path reaches through the real standard-library
+    module it starts from (`enum.bltns` is builtins, `typing.types` is types), or None."""
+    for value in _stdlib_steps(path)[1:]:
         if isinstance(value, types.ModuleType) and value.__name__.split(".")[0] not in ALLOWED_MODULES:
             return value.__name__
     return None
@@ -158,13 +165,8 @@ def _is_module_path(path: str) -> bool:
     if parts[0] not in ALLOWED_MODULES or parts[0] == "__future__":
         return False
     if parts[0] not in ("torch", "triton"):
-        try:
-            value = importlib.import_module(parts[0])
-        except ImportError:
-            return False
-        for part in parts[1:]:
-            value = getattr(value, part, None)
-        return isinstance(value, types.ModuleType)
+        steps = _stdlib_steps(path)
+        return len(steps) == len(parts) and isinstance(steps[-1], types.ModuleType)
     spec = importlib.util.find_spec(parts[0])
     if spec is None or not spec.submodule_search_locations:
         return len(parts) == 1
