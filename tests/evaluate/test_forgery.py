@@ -217,9 +217,9 @@ def test_a_cache_keyed_by_buffer_and_version_is_timed_doing_its_work(evaluator, 
 
 def test_a_candidate_that_stops_computing_once_the_checks_are_over_is_caught_by_the_timed_output(
         evaluator, fixture_op):
-    """It counts its calls and launches nothing after the 26 the checks make (three shapes). Until
-    session 49 it was accepted at 83 and 7 µs on the interpreter (about 5,000 honest); one more call
-    like the timed ones, made right after them, must now give the right output."""
+    """It counts its calls and, after the 26 the checks make (three shapes), runs its kernel on one
+    row only. Until session 49 it was accepted (2,127 µs on the interpreter, the honest kernel
+    6,129); one more call like the timed ones, made right after them, must now give the right output."""
     result = evaluator.evaluate(fixture_op, CANDIDATES / "cheat_call_counting.py", EvalOptions(trials=3, time=True))
     assert result.status is EvalStatus.CHEAT, [str(r) for r in result.rejections]
     assert result.rejections[0].rule == "timed-output" and result.rejections[0].shape == "cpu-a"
