@@ -2,7 +2,8 @@
 launch of its own kernel, so a GPU's device-work proof sees its kernel run).
 The checks come first and the timing after them, so it passes every correctness trial and the
 refill check, and every timed call does a row's work. Until session 49 it was accepted (2,127 µs on
-the interpreter, the honest kernel 6,129); the judge now checks the output of one more call like the timed ones, made after them."""
+the interpreter, the honest kernel 6,129); the judge now checks the output of one more call like
+the timed ones, made after them."""
 import torch
 import triton
 import triton.language as tl
