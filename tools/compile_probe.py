@@ -22,9 +22,8 @@ from pathlib import Path
 
 import torch
 
-from aka.evaluate.loading import Operator, compiled_reference
+from aka.evaluate.loading import Operator, compiled_reference, timed_calls
 from aka.evaluate.timing import GRAPH_BELOW_US, GpuTimer
-from aka.evaluate.loading import timed_calls
 from aka.evaluate.worker import exact_fp32
 from aka.spec.load import load_op
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 
@@ -42,10 +41,6 @@ class StandingError(Exception):
     """A manifest entry that cannot be rendered: the message names the entry and the rule."""
 
 
-def _geomean(xs: list[float]) -> float | None:
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
-
-
 def _card(names: set[str], where: str) -> str:
     if len(names) != 1:
         raise StandingError(f"{where}: measured on {len(names)} cards ({', '.join(sorted(names)) or 'none recorded'}); "
@@ -65,7 +60,7 @@ def suite_row(entry: dict, base: Path) -> list[str]:
         if (ROOT / "suites" / name).is_dir() else len(ops)
     shapes = suite_bench.per_shape(ops)
     bars = suite_bench.targets(ops)
-    mean = _geomean([r["x_compile"] for r in shapes if r["x_compile"]])
+    mean = suite_bench._geomean([r["x_compile"] for r in shapes if r["x_compile"]])
     return [_card(suite_bench.cards_of(data), rel), f"{name}, {len(ops)} of {total} operators", f"`{rel}`",
             f"{mean:.2f}×" if mean else "—",
             f"{sum(r['reached'] for r in shapes)} of {sum(r['matched'] for r in shapes)}",
@@ -93,7 +88,7 @@ def optimize_row(entry: dict, base: Path) -> list[str]:
     timed = [x for x in xs.values() if x]
     ops_ok = sum(1 for op, s in sessions.items()
                  if s["shapes"] and all((sh["speedup"].get("torch.compile") or 0) >= 1.0 for sh in s["shapes"]))
-    mean = _geomean(timed)
+    mean = suite_bench._geomean(timed)
     return [_card(cards, ", ".join(files)), entry["what"], ", ".join(f"`{f}`" for f in files),
             f"{mean:.2f}×" if mean else "—", f"{sum(1 for x in timed if x >= 1.0)} of {len(timed)}",
             f"{ops_ok} of {len(sessions)}", "—"]

@@ -44,6 +44,7 @@ from typing import Any
 
 from aka.errors import SpecError
 from aka.evaluate.timing import GRAPH_BELOW_US, TIMING_RULE  # no torch: --render needs no GPU stack
+from aka.spec.result import speedup_text
 
 FORMAT = 2
 MIXED = "†"
@@ -604,8 +605,6 @@ def _fmt(v: float | None, p: int = 2) -> str:
 
 def _x(v: float | None) -> str:
     """A speedup: a loss that two decimals would round to 1.00 keeps its digits (aka's speedup_text)."""
-    from aka.spec.result import speedup_text
-
     return speedup_text(v, suffix="", none="—")
 
 

@@ -25,9 +25,8 @@ from pathlib import Path
 import torch
 
 from aka.evaluate.correctness import build_pair
-from aka.evaluate.loading import Operator, compiled_reference, load_module
+from aka.evaluate.loading import Operator, compiled_reference, load_module, timed_calls
 from aka.evaluate.timing import GpuTimer, stats
-from aka.evaluate.loading import timed_calls
 from aka.evaluate.worker import exact_fp32
 from aka.spec.load import load_op
 

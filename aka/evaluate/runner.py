@@ -151,9 +151,7 @@ class Runner:
             tracer = stack.enter_context(traced(self.kernels)) if cmd.get("trace") else None
             with torch.no_grad():
                 out = inputs.call(model)
-            foreign = cmp.foreign_leaves(out)       # by exact type: before any torch call touches it
-            if not foreign:
-                synchronize(op.device)
+            foreign = _settled(out, op.device)
         if foreign:
             seen["foreign_output"] = foreign[:3]    # convicts; nothing of it is handed over
             return seen
@@ -170,9 +168,7 @@ class Runner:
         if earlier is not None and not mutates and _same_output(out, earlier):
             seen["same_as"] = cmd["same_as"]        # nothing to hand over: the judge has judged these bytes
         else:
-            handover.write(self.workdir, cmd["name"], out)
-            handover.write(self.workdir, cmd["name"] + "-mut",
-                           {m: inputs.values[m] for m in mutates if m in inputs.values})
+            self._hand_over(cmd["name"], out, {m: inputs.values[m] for m in mutates if m in inputs.values})
         if cmd.get("retain"):                       # a copy: a buffer the candidate reuses must not compare to itself
             self.retained[cmd["name"]] = cmp.map_tensors(lambda t: t.detach().clone(), out)
         del out, earlier
@@ -202,15 +198,12 @@ class Runner:
             timing = bench_cpu(calls)
         reply["timing"] = timing.__dict__
         if cmd.get("verify"):                       # one more call like the timed ones, its output handed over
-            with torch.no_grad():
-                out = calls[-1]()
-            foreign = cmp.foreign_leaves(out)
+            out = calls[-1]()
+            foreign = _settled(out, op.device)
             if foreign:
                 reply["foreign_output"] = foreign[:3]
             else:
-                synchronize(op.device)
-                handover.write(self.workdir, cmd["verify"], out)
-                handover.write(self.workdir, cmd["verify"] + "-mut", {})
+                self._hand_over(cmd["verify"], out, {})
             del out
         return reply
 
@@ -247,6 +240,11 @@ class Runner:
         run()
         return {"how": how}
 
+    def _hand_over(self, name: str, out: Any, mutated: dict[str, Any]) -> None:
+        """A call's output and the inputs it mutated, written for the judge to read."""
+        handover.write(self.workdir, name, out)
+        handover.write(self.workdir, name + "-mut", mutated)
+
     def peak(self, cmd: dict) -> dict:
         if self._op().device.type != "cuda":
             return {"peak_bytes": None}
@@ -278,6 +276,16 @@ class Runner:
         self.timer.reps = int(cmd.get("reps", self.timer.reps))
         self.timer.warmup_ms = min(max(float(cmd.get("warmup_ms", self.default_warmup_ms)), 0.0), 1000.0)
         return self.timer
+
+
+def _settled(out: Any, device: torch.device) -> list[str]:
+    """The output's leaves that are not plain data (`compare.foreign_leaves`, told by exact type
+    before any torch call touches it); when there are none, the device is synchronized, so the
+    values are final."""
+    foreign = cmp.foreign_leaves(out)
+    if not foreign:
+        synchronize(device)
+    return foreign
 
 
 def _same_output(a: Any, b: Any) -> bool:
