@@ -53,6 +53,11 @@ UNGRAPHED_LAUNCH_US = 40.0
 """Host time per call a batch of plain launches may add on a GPU (Python and launch overhead)."""
 BATCH_WINDOW_US = 30_000.0
 """How long the cross-check's batch of calls should take, by the claim."""
+FRESH_CALLS_MAX = 32
+"""The most calls a batch on fresh inputs makes: each has an input set of its own, made before the
+window from the operator's generator."""
+FRESH_BYTES = 1 << 30
+"""The input sets of one batch on fresh inputs take at most this many bytes (two sets at least)."""
 BATCH_CALLS_MAX = 500
 """The most calls one batch makes. On a GPU each is first captured into the batch's CUDA graph at
 the host's cost of launching it from Python. At a 3 µs decode shape the old cap of 2000 (until
@@ -513,11 +518,15 @@ def _time_shape(job: jobs.EvalJob, op: Operator, remote: Remote, kernels: set[st
                     r.append(last[n] if n else third)
             timing = combined(readings.pop(""))
             row["baselines"] = {n: combined(r) for n, r in readings.items()}
+    fresh = FreshCheck(op, row["params"], seed, _tolerance(job)) if verify else None
     for claim in claims:                            # each claim on its own: their mean is no looser
-        forged = cross_check(remote, i, row["params"], seed, claim, gpu, _floor_us(op, row, job))
-        if forged:
-            v.reject("forged-timing", forged, row["id"])
+        failure = cross_check(remote, i, row["params"], seed, claim, gpu, _floor_us(op, row, job), fresh)
+        if failure:
+            v.reject(failure[0], failure[1], row["id"])
             return False
+    if fresh is not None and fresh.model is not None:
+        fresh.model = None
+        _free(op)
     row["time"] = timing
     return True
 
@@ -633,41 +642,97 @@ def _floor_us(op: Operator, row: dict, job: jobs.EvalJob) -> float | None:
     return byts / dev.bandwidth * 1e6 if dev and byts else None
 
 
+@dataclass
+class FreshCheck:
+    """What a cross-check on fresh inputs needs of the judge at one shape: the reference (its model
+    built once, on the first batch) and the tolerance its sampled output is held to."""
+
+    op: Operator
+    params: dict
+    seed: int
+    tol: Tolerance
+    model: torch.nn.Module | None = None
+
+    def reference(self, inputs_seed: int, sample_seed: int) -> tuple[Any, int]:
+        """The reference's output on the inputs `inputs_seed` makes, sampled as the candidate's
+        process samples its own (`runner.sampled`), and the bytes of one such input set."""
+        from aka.evaluate.runner import sampled
+
+        op = self.op
+        if self.model is None:
+            self.model = _guard(op, "init", lambda: op.build(self.params, self.seed))
+        inputs = _guard(op, "inputs", lambda: op.make_inputs(self.params, inputs_seed))
+        set_bytes = sum(t.numel() * t.element_size() for _, t in inputs.tensors())
+        out = sampled(_guard(op, "forward", lambda: _forward(op, self.model, inputs)), sample_seed)
+        del inputs
+        return out, set_bytes
+
+    def judge(self, remote: Remote, want: Any) -> tuple[str, str] | None:
+        with remote.timed("judge-handover"):
+            got, _ = _collect(self.op, remote, "fresh", want, {})
+        m = cmp.compare(got, want, self.tol.atol, self.tol.rtol, per_path=self.tol.outputs)
+        if not m.ok:
+            return ("batch-output", "the call made right after the judge's batch of calls on fresh inputs gave a "
+                    f"wrong output (work done only when it expects a check?): {m.detail}")
+        return None
+
+
 def cross_check(remote: Remote, i: int, params: dict, seed: int, timing: dict[str, Any], gpu: bool,
-                floor_us: float | None) -> str:
-    """Why the claimed time cannot be true ('' when it can): faster than the device's memory
-    allows, or faster than this process's own clock saw a batch of calls run. A batch that makes
-    the claim look forged is run again, up to BATCH_TRIES in all, and the claim is forged only if
-    every batch says so: a busy host can slow one batch (a 2-core CI machine once took over 4x an
-    honest kernel's time for one), but it cannot make a forger's calls faster than they are."""
+                floor_us: float | None, fresh: FreshCheck | None = None) -> tuple[str, str] | None:
+    """Why the claimed time cannot be true (None when it can): faster than the device's memory
+    allows (`forged-timing`), or faster than this process's own clock saw a batch of calls run.
+    A batch that makes the claim look forged is run again, up to BATCH_TRIES in all, and the claim
+    is forged only if every batch says so: a busy host can slow one batch (a 2-core CI machine once
+    took over 4x an honest kernel's time for one), but it cannot make a forger's calls faster than
+    they are.
+
+    With `fresh`, each batch runs on input sets the candidate has not seen (seeds drawn here at
+    random), so a result kept by the inputs' contents cannot make the batch as fast as the claim,
+    and one more such call's output is checked against the reference (`batch-output`)."""
     claim = float(timing["median_us"])
     if floor_us and claim < BANDWIDTH_FLOOR * floor_us:
-        return (f"claimed {claim:.3g} µs per call, but moving its {floor_us:.3g} µs worth of bytes at "
-                "the device's peak bandwidth takes longer")
+        return ("forged-timing", f"claimed {claim:.3g} µs per call, but moving its {floor_us:.3g} µs worth of "
+                "bytes at the device's peak bandwidth takes longer")
     n = int(min(BATCH_CALLS_MAX, max(3, math.ceil(BATCH_WINDOW_US / max(claim, 1.0)))))
     if not gpu:
         n = int(min(n, 5))
     batches = []
     for _ in range(BATCH_TRIES):
-        window_us, per_call, how = _batch(remote, i, params, seed, n)
+        if fresh is not None:
+            inputs_seed, sample_seed = (int.from_bytes(os.urandom(4), "little") for _ in range(2))
+            with remote.timed("judge-reference"):
+                want, set_bytes = fresh.reference(inputs_seed, sample_seed)
+            n = int(min(n, FRESH_CALLS_MAX, max(2, FRESH_BYTES // max(set_bytes, 1))))
+            window_us, per_call, how = _batch(remote, i, params, seed, n, fresh=(inputs_seed, sample_seed))
+            failure = fresh.judge(remote, want)
+            del want
+            if failure:
+                return failure
+        else:
+            window_us, per_call, how = _batch(remote, i, params, seed, n)
         batches.append((per_call, window_us))
         allowance = UNGRAPHED_LAUNCH_US if gpu and how != "graph" else 0.0
         if claim >= CLAIM_FLOOR * (per_call - allowance):
-            return ""
+            return None
     per_call, window_us = min(batches)
-    return (f"claimed {claim:.4g} µs per call, but {n} calls took {window_us:.0f} µs on the judge's clock "
-            f"({per_call:.4g} µs each, {how}) in the fastest of {len(batches)} batches: the reported time is "
+    return ("forged-timing", f"claimed {claim:.4g} µs per call, but {n} calls took {window_us:.0f} µs on the judge's "
+            f"clock ({per_call:.4g} µs each, {how}) in the fastest of {len(batches)} batches: the reported time is "
             "not the candidate's")
 
 
-def _batch(remote: Remote, i: int, params: dict, seed: int, n: int) -> tuple[float, float, str]:
+def _batch(remote: Remote, i: int, params: dict, seed: int, n: int,
+           fresh: tuple[int, int] | None = None) -> tuple[float, float, str]:
     """N calls of the candidate at shape I, timed on the judge's clock: the window in µs, the time
-    per call net of the channel's round trip, and how the worker ran them ('graph' or plain)."""
+    per call net of the channel's round trip, and how the worker ran them ('graph' or plain).
+    With `fresh` (inputs seed, sample seed) the calls run on fresh input sets and the sampled
+    output of one more call is handed over as 'fresh' (`Runner.batch`)."""
     rtt = _round_trip(remote)
+    extra = {"fresh": fresh[0], "sample_seed": fresh[1]} if fresh else {}
     try:
         with remote.timed("batch"):
             remote.seq += 1
-            remote.chan.send({"cmd": "batch", "seq": remote.seq, "shape": i, "params": params, "seed": seed, "n": n})
+            remote.chan.send({"cmd": "batch", "seq": remote.seq, "shape": i, "params": params, "seed": seed, "n": n,
+                              **extra})
             ready = remote.receive()
             if ready.get("ok") is False:
                 raise _as_failure(ready)
@@ -675,10 +740,15 @@ def _batch(remote: Remote, i: int, params: dict, seed: int, n: int) -> tuple[flo
             remote.chan.send({"go": True})
             done = remote.receive()
             window_us = (time.perf_counter() - t0) * 1e6
+            if fresh and done.get("ok") and done.get("done"):
+                done = remote.receive()             # the checked call's reply, after the window
     except ChannelError as exc:
         raise remote._lost(exc) from None
     if not done.get("ok"):
         raise _as_failure(done)
+    if fresh and done.get("foreign_output"):
+        raise CandidateFailed("output-subclass", "the output is not plain tensors and Python scalars: "
+                              f"{', '.join(map(str, done['foreign_output']))[:300]}")
     return window_us, max(window_us - rtt, 0.0) / n, str(done.get("how", ""))
 
 
@@ -820,7 +890,7 @@ def run_compare(job: jobs.CompareJob) -> dict[str, Any]:
                     claim = {"median_us": sorted(times)[len(times) // 2], "method": method or "cpu-interpreter"}
                     forged = cross_check(remote, i, shape.params, seed, claim, gpu, None)
                     if forged:
-                        raise CandidateFailed("forged-timing", f"{side}: {forged}")
+                        raise CandidateFailed(forged[0], f"{side}: {forged[1]}")
                 c = decide(a, b, method or "cpu-interpreter")
                 c.shape = shape.id
                 results.append(c.__dict__)

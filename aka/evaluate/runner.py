@@ -221,15 +221,29 @@ class Runner:
 
     def batch(self, cmd: dict, chan: Channel) -> dict:
         """`n` calls between the judge's "go" and our "done": the judge's own clock bounds the
-        times claimed. On a GPU the calls are one captured graph when the capture works."""
+        times claimed. On a GPU the calls are one captured graph when the capture works.
+
+        With `fresh` (a seed the judge drew at random) each call has an input set of its own, made
+        from the operator's generator before the go, whose values the candidate has not seen: a
+        result kept by the inputs' contents (a fingerprint of a few elements) cannot stand in for
+        the work. One more call on such a set, made after the window, is handed over as a sample of
+        its output (`sampled`, positions drawn from `sample_seed`) for the judge to check: computing
+        only for calls it expects to be checked does not pass."""
         op, i, n = self._op(), int(cmd["shape"]), int(cmd["n"])
-        call = timed_calls(self.models[i], self._sets(cmd)[:1])[0]
-        call()
+        model = self.models[i]
+        warm = timed_calls(model, self._sets(cmd)[:1])[0]
+        fresh = cmd.get("fresh")
+        if fresh is None:
+            calls, check = [warm] * n, None
+        else:                                       # set 0 is the checked call's, 1..n the window's
+            sets = [op.make_inputs(cmd["params"], int(fresh) + k) for k in range(n + 1)]
+            check, *calls = timed_calls(model, sets)
+        warm()
         synchronize(op.device)
-        run, how = _graph_batch(call, n) if op.device.type == "cuda" else (None, "calls")
+        run, how = _graph_batch(warm, calls) if op.device.type == "cuda" else (None, "calls")
         if run is None:
             def run() -> None:
-                for _ in range(n):
+                for call in calls:
                     call()
                 synchronize(op.device)
             how = "calls" if op.device.type != "cuda" else "calls (no graph)"
@@ -238,7 +252,17 @@ class Runner:
         if not go.get("go"):
             return {"how": how, "skipped": True}
         run()
-        return {"how": how}
+        reply: dict[str, Any] = {"how": how}
+        if check is not None:
+            chan.send({"ok": True, "done": True, "seq": cmd.get("seq")})
+            out = check()
+            foreign = _settled(out, op.device)
+            if foreign:
+                reply["foreign_output"] = foreign[:3]
+            else:
+                self._hand_over("fresh", sampled(out, int(cmd["sample_seed"])), {})
+            del out
+        return reply
 
     def _hand_over(self, name: str, out: Any, mutated: dict[str, Any]) -> None:
         """A call's output and the inputs it mutated, written for the judge to read."""
@@ -302,16 +326,35 @@ def prefix(value: Any, n: int) -> Any:
     return cmp.map_tensors(lambda t: t.reshape(-1)[:n], value)
 
 
-def _graph_batch(call: Any, n: int) -> tuple[Any, str]:
-    """A CUDA graph of `n` calls and a function replaying it once (None when capture fails)."""
+SAMPLE = 1 << 16
+"""How many elements of each output tensor `sampled` keeps."""
+
+
+def sampled(value: Any, seed: int) -> Any:
+    """`value` with every tensor flattened and, past SAMPLE elements, cut to SAMPLE of them at
+    positions drawn from `seed` on the CPU's generator (so the same on every device, and the same
+    for any two tensors of one size, in whatever order the structure holds them): the judge draws
+    the same positions from the reference's output."""
+    def cut(t: torch.Tensor) -> torch.Tensor:
+        flat = t.reshape(-1)
+        if flat.numel() <= SAMPLE:
+            return flat
+        at = torch.randint(flat.numel(), (SAMPLE,), generator=torch.Generator().manual_seed(seed))
+        return flat[at.to(flat.device)]
+    return cmp.map_tensors(cut, value)
+
+
+def _graph_batch(warm: Any, calls: list[Any]) -> tuple[Any, str]:
+    """A CUDA graph of `calls` (after one `warm` call on the capture stream) and a function
+    replaying it once (None when capture fails)."""
     try:
         stream = torch.cuda.Stream()
         stream.wait_stream(torch.cuda.current_stream())
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.stream(stream):
-            call()
+            warm()
             with torch.cuda.graph(graph, stream=stream):
-                for _ in range(n):
+                for call in calls:
                     call()
         torch.cuda.current_stream().wait_stream(stream)
         torch.cuda.synchronize()

@@ -37,7 +37,7 @@ _TABLE: dict[str, tuple[str, str]] = {
     "ghost-replay": ("cheat", RUNTIME), "no-kernel": ("cheat", RUNTIME),
     "foreign-device-time": ("cheat", RUNTIME), "side-stream": ("cheat", RUNTIME),
     "no-device-work": ("cheat", RUNTIME), "output-subclass": ("cheat", RUNTIME),
-    "forged-timing": ("cheat", TIMING), "timed-output": ("cheat", TIMING),
+    "forged-timing": ("cheat", TIMING), "timed-output": ("cheat", TIMING), "batch-output": ("cheat", TIMING),
     # the static review
     "torch-compute": ("cheat", STATIC), "tensor-method-math": ("cheat", STATIC),
     "matmul-operator": ("cheat", STATIC), "torch-compile": ("cheat", STATIC),

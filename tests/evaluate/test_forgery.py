@@ -3,7 +3,9 @@ so these prove the judge and the sandbox themselves)."""
 
 import os
 import uuid
+from contextlib import nullcontext
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -226,8 +228,9 @@ def test_a_candidate_that_stops_computing_once_the_checks_are_over_is_caught_by_
 
 
 @pytest.mark.xfail(strict=True, reason="known gap: code in the candidate's process can rewrite the worker's "
-                   "batch command, so without the static review the judge's clock sees no calls; the fix is a "
-                   "batch whose outputs, on inputs chosen at its start, the judge checks")
+                   "batch command, so without the static review the judge's clock sees no calls (the one output "
+                   "checked after a batch on fresh inputs does not show that the batch's calls ran); the fix is a "
+                   "batch whose every output the judge can check, or one run outside the candidate's process")
 def test_a_clock_forger_that_also_empties_the_judges_batch_is_caught_without_the_review(evaluator, fixture_op,
                                                                                        tmp_path):
     cand = at_import(tmp_path, EMPTY_BATCH, "empty_batch.py")
@@ -242,7 +245,7 @@ def _batches(monkeypatch, per_call_us: list[float]) -> list[int]:
 
     ran: list[int] = []
 
-    def batch(remote, i, params, seed, n):
+    def batch(remote, i, params, seed, n, fresh=None):
         ran.append(n)
         t = per_call_us[len(ran) - 1]
         return t * n, t, "calls"
@@ -255,7 +258,7 @@ def test_one_slow_batch_on_a_busy_host_does_not_make_an_honest_claim_forged(monk
     from aka.evaluate.judge import cross_check
 
     ran = _batches(monkeypatch, [400.0, 80.0, 80.0])
-    assert cross_check(None, 0, {}, 0, {"median_us": 70.0}, False, None) == ""
+    assert cross_check(None, 0, {}, 0, {"median_us": 70.0}, False, None) is None
     assert len(ran) == 2
 
 
@@ -263,18 +266,84 @@ def test_a_claim_every_batch_contradicts_is_forged_after_all_tries(monkeypatch):
     from aka.evaluate.judge import BATCH_TRIES, cross_check
 
     ran = _batches(monkeypatch, [9000.0, 7000.0, 8000.0])
-    why = cross_check(None, 0, {}, 0, {"median_us": 70.0}, False, None)
+    rule, why = cross_check(None, 0, {}, 0, {"median_us": 70.0}, False, None)
+    assert rule == "forged-timing"
     assert len(ran) == BATCH_TRIES and "took 35000 µs" in why and "fastest of 3 batches" in why   # 5 x 7000
     ran = _batches(monkeypatch, [60.0])
-    assert cross_check(None, 0, {}, 0, {"median_us": 70.0}, False, None) == "" and ran == [5]
+    assert cross_check(None, 0, {}, 0, {"median_us": 70.0}, False, None) is None and ran == [5]
 
 
 def test_a_batch_makes_enough_calls_to_fill_its_window_up_to_its_cap(monkeypatch):
     from aka.evaluate.judge import BATCH_CALLS_MAX, BATCH_WINDOW_US, cross_check
 
     ran = _batches(monkeypatch, [3.0])                       # a decode-size claim on a GPU: the cap
-    assert cross_check(None, 0, {}, 0, {"median_us": 3.0}, True, None) == "" and ran == [BATCH_CALLS_MAX]
+    assert cross_check(None, 0, {}, 0, {"median_us": 3.0}, True, None) is None and ran == [BATCH_CALLS_MAX]
     ran = _batches(monkeypatch, [200.0])                     # a long call: the window decides
-    assert cross_check(None, 0, {}, 0, {"median_us": 200.0}, True, None) == ""
+    assert cross_check(None, 0, {}, 0, {"median_us": 200.0}, True, None) is None
     assert ran == [int(BATCH_WINDOW_US / 200.0)] and 3 <= ran[0] < BATCH_CALLS_MAX
 
+
+
+REMOTE = SimpleNamespace(timed=lambda phase: nullcontext())
+"""A remote whose phase clock does nothing (the batches themselves are faked)."""
+
+
+class _FakeFresh:
+    """A FreshCheck whose reference is an input set of `set_bytes` and whose output check says `verdict`."""
+
+    def __init__(self, set_bytes: int, verdict=None):
+        self.set_bytes, self.verdict, self.seeds = set_bytes, verdict, []
+
+    def reference(self, inputs_seed, sample_seed):
+        self.seeds.append((inputs_seed, sample_seed))
+        return None, self.set_bytes
+
+    def judge(self, remote, want):
+        return self.verdict
+
+
+def test_a_batch_on_fresh_inputs_is_bounded_by_their_bytes_and_its_call_cap(monkeypatch):
+    """Each call of a fresh batch has an input set of its own, made before the window: at most
+    FRESH_BYTES of them and FRESH_CALLS_MAX calls, two at least; new seeds for every batch."""
+    from aka.evaluate.judge import FRESH_BYTES, FRESH_CALLS_MAX, cross_check
+
+    ran = _batches(monkeypatch, [3.0])
+    assert cross_check(REMOTE, 0, {}, 0, {"median_us": 3.0}, True, None, _FakeFresh(1 << 20)) is None
+    assert ran == [FRESH_CALLS_MAX]
+    ran = _batches(monkeypatch, [60.0])
+    assert cross_check(REMOTE, 0, {}, 0, {"median_us": 60.0}, True, None, _FakeFresh(FRESH_BYTES // 4)) is None
+    assert ran == [4]
+    ran = _batches(monkeypatch, [900.0, 900.0, 900.0])       # sets over the budget: still two calls
+    fresh = _FakeFresh(4 * FRESH_BYTES)
+    assert cross_check(REMOTE, 0, {}, 0, {"median_us": 100.0}, True, None, fresh)[0] == "forged-timing"
+    assert ran == [2, 2, 2] and len(set(fresh.seeds)) == 3
+
+
+def test_a_wrong_output_after_a_fresh_batch_ends_the_cross_check(monkeypatch):
+    from aka.evaluate.judge import cross_check
+
+    ran = _batches(monkeypatch, [50.0])
+    verdict = ("batch-output", "wrong")
+    assert cross_check(REMOTE, 0, {}, 0, {"median_us": 50.0}, True, None, _FakeFresh(1 << 20, verdict)) == verdict
+
+
+def test_a_cache_keyed_by_a_fingerprint_of_the_inputs_is_caught_by_a_batch_on_fresh_inputs(evaluator, fixture_op):
+    """Its own kernel samples two input elements, read to the host, and keys its kept result on them:
+    the refill check, the trials and the timed-output call all get right answers, and every timed
+    call on a set it has seen returns the kept result. Until session 50 it was accepted (915 µs
+    against 12,581 for the honest kernel on the interpreter at cpu-a); the judge's batch now calls it
+    on input sets it has never seen, where it computes, and its claim is forged by the judge's clock."""
+    result = evaluator.evaluate(fixture_op, CANDIDATES / "cheat_fingerprint_cache.py", EvalOptions(trials=1, time=True))
+    assert result.status is EvalStatus.CHEAT, [str(r) for r in result.rejections]
+    assert result.rejections[0].rule == "forged-timing", [str(r) for r in result.rejections]
+
+
+def test_a_fingerprint_cache_that_skips_work_on_unseen_unchecked_inputs_is_caught_by_the_batch_output(
+        evaluator, fixture_op):
+    """It also returns an empty tensor for unseen inputs outside the checks (it tells them by the
+    harness's NaN poisoning), so the fresh batch is as fast as its forged claim; one more such call,
+    after the batch, is checked (accepted at 1,608 µs against 12,581 µs honest until session 50)."""
+    result = evaluator.evaluate(fixture_op, CANDIDATES / "cheat_fingerprint_fast_batch.py",
+                                EvalOptions(trials=1, time=True))
+    assert result.status is EvalStatus.CHEAT, [str(r) for r in result.rejections]
+    assert result.rejections[0].rule == "batch-output", [str(r) for r in result.rejections]

@@ -12,6 +12,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . tools/device_site.sh
+T_START=$(date +%s)
 card=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 # Session 49 changed the judge without a GPU (timed-output, output-subclass, version counters moved
 # on before each timed call, a stricter review): the honest fixture kernel and its three new cheats
@@ -19,17 +20,21 @@ card=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 # (or no-device-work); ACCEPTED, timed about as the honest one; CHEAT timed-output.
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 carried_wheels || exit 3               # aka's CLI needs the carried wheels (pydantic) on this image
-for c in honest_rmsnorm cheat_lazy_subclass cheat_version_keyed_cache cheat_call_counting; do
+for c in honest_rmsnorm cheat_lazy_subclass cheat_version_keyed_cache cheat_call_counting cheat_fingerprint_cache \
+    cheat_fingerprint_fast_batch; do
   echo "== $c"; timeout 120 python3 -m aka eval tests/evaluate/fixtures/rmsnorm tests/evaluate/candidates/$c.py \
     --device cuda 2>&1 | grep -E "^│|verdict|rejected" | cut -c1-160
 done > "${OUT:?set OUT}/judge49.txt" 2>&1
 cat "$OUT/judge49.txt"
+# the judge changed without a GPU: an honest kernel it does not accept stops the call here
+awk '/^== /{c=$2} /^verdict/{print c, $2}' "$OUT/judge49.txt" | grep -qx "honest_rmsnorm ACCEPTED" || {
+  echo "the honest fixture kernel was not accepted on this GPU: stopping before the long runs"; exit 5; }
 case "$card" in
-  *H200*) BUDGET=$(( ${BUDGET:-560} - 90 )) exec bash .carry/call_s49a.sh ;;
+  *H200*) BUDGET=$(( ${BUDGET:-560} - $(date +%s) + T_START - 10 )) exec bash .carry/call_s49a.sh ;;
   *H100*) ;;
   *) echo "card: '${card:-none}': neither an H200 nor an H100"; exit 4 ;;
 esac
-BUDGET=$(( ${BUDGET:-560} - 90 )); call_begin s50a; LABEL=$(cat .carry/label)
+BUDGET=$(( ${BUDGET:-560} - $(date +%s) + T_START - 10 )); call_begin s50a; LABEL=$(cat .carry/label)
 call_env || exit 3
 K=suites/kernel-patterns; R=reference_kernels; mkdir -p "$W/k2" "$W/from2"
 cp docs/results/2026-12-07-s48/s48a/k2/kernel-patterns.json "$W/from2/"
