@@ -261,7 +261,8 @@ class Runner:
                 reply["foreign_output"] = foreign[:3]
             else:
                 self._hand_over("fresh", sampled(out, int(cmd["sample_seed"])), {})
-            del out
+            del out, check, calls, sets, run
+            _free(op.device)                        # the fresh sets' memory goes back before the next shape
         return reply
 
     def _hand_over(self, name: str, out: Any, mutated: dict[str, Any]) -> None:
