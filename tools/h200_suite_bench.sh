@@ -7,7 +7,7 @@
 #
 #   bash tools/h200_suite_bench.sh [--budget-s S] [--from DIR] [--ops A,B] [--label L] [--calibrate]
 #                                  [--redo] [--match-baselines] [--kernels OP/K,...] [--method graph|events]
-#                                  [--interleave] [--jobs N] SUITE...
+#                                  [--interleave] [--jobs N] [--winners F]... SUITE...
 #
 #   --budget-s S   wall budget of this script (default 540): no operator starts after S-120 s (a suite
 #                  that cannot start in sequence is named on stderr and the script exits 1), and
@@ -26,6 +26,9 @@
 #                  drifting clock weighs on both sides; use a fresh --from folder)
 #   --jobs N       N operators of a suite measured at once, each by its own worker pool; their
 #                  timings take turns on the GPU (one lock), compiles and checks overlap
+#   --winners F    (repeatable) another run's results file, e.g. the other card's table: at each
+#                  operator it holds, only the kernels fastest at one of its shapes there and those it
+#                  lacks are measured (suite_bench --winners; a file of another suite is ignored)
 #   --label L      recorded with every operator (default: the device copy's git HEAD, which can lag
 #                  the working tree: pass the commit)
 #
@@ -43,7 +46,7 @@ while [ $# -gt 0 ]; do
     --label) label="$2"; shift 2 ;;
     --calibrate) calibrate=1; shift ;;
     --redo|--match-baselines|--interleave) extra+=("$1"); shift ;;
-    --kernels|--method|--jobs) extra+=("$1" "$2"); shift 2 ;;
+    --kernels|--method|--jobs|--winners) extra+=("$1" "$2"); shift 2 ;;
     -*) echo "h200_suite_bench.sh: unknown argument $1 (see the header of $0)" >&2; exit 2 ;;
     *) suites+=("${1%/}"); shift ;;
   esac

@@ -64,6 +64,33 @@ def kernels_by_op(suite: Path, root: Path) -> dict[str, list[Path]]:
     return out
 
 
+def winners_of(data: dict) -> dict[str, set[str]]:
+    """Per operator of a results file, its kernels that are the fastest at one of its shapes or more."""
+    return {op: {r["kernel"] for r in fastest_rows(entry).values()} for op, entry in data["ops"].items()}
+
+
+def select_winners(kernels: dict[str, list[Path]], earlier: list[dict]) -> tuple[dict[str, list[Path]], dict[str, list[str]]]:
+    """KERNELS cut to what the EARLIER results files (another card's tables) say can win: at an
+    operator they hold with an accepted kernel, the kernels fastest at one of its shapes there, and
+    every kernel they do not hold (new since); an operator they do not hold keeps all its kernels.
+    Also the kernels left out, per operator."""
+    held: dict[str, set[str]] = {}
+    won: dict[str, set[str]] = {}
+    for data in earlier:
+        for op, names in winners_of(data).items():
+            won.setdefault(op, set()).update(names)
+            held.setdefault(op, set()).update(data["ops"][op]["kernels"])
+    kept, left_out = {}, {}
+    for op, files in kernels.items():
+        if not won.get(op):
+            kept[op] = files
+            continue
+        kept[op] = [f for f in files if f.stem in won[op] or f.stem not in held[op]]
+        if len(kept[op]) < len(files):
+            left_out[op] = sorted(f.stem for f in files if f not in kept[op])
+    return kept, left_out
+
+
 def _stamp() -> str:
     """When an operator or kernel was measured (UTC, to the minute)."""
     return datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -798,6 +825,11 @@ def markdown(data: dict) -> str:
                              f"{_fmt(r['eager_us'])} | {_fmt(r['compile_us'])} |{p_us} "
                              f"{_x(r['x_eager'])}{_mixed(r, 'eager')} | {_x(r['x_compile'])}{_mixed(r, 'compile')} |"
                              f"{p_x} {_fmt(r['sol'])}{' (!)' if r['flag'] else ''} |")
+    if data.get("left_out"):
+        by = "; ".join(f"`{c['file']}` ({', '.join(c['cards']) or 'card not recorded'})" for c in data.get("winners_of", []))
+        lines += ["", f"Kernels chosen by `--winners`: at each operator, those fastest at one of its shapes in {by}, "
+                  "and any kernel those results lack. Left out: " + "; ".join(
+                      f"{op}: {', '.join(ks)}" for op, ks in sorted(data["left_out"].items())) + "."]
     if joined:
         lines += ["", f"{JOINED} timed by a later run (`--kernels`) than the baselines it is set against, on the "
                   "same card model: " + "; ".join(joined) + "."]
@@ -863,6 +895,10 @@ def main() -> int:
                     help="operators measured at once, each by its own worker pool; their timings take turns "
                          "on the GPU (one lock), the rest overlaps (whole operators only: not with --kernels, "
                          "--match-baselines)")
+    ap.add_argument("--winners", type=Path, action="append", default=[],
+                    help="a results file of another run (repeatable; e.g. the other card's tables): at each "
+                         "operator it holds, measure only the kernels fastest at one of its shapes there and any "
+                         "kernel it lacks; the kernels left out are recorded and shown with the tables")
     ap.add_argument("--no-warm", dest="warm", action="store_false",
                     help="do not compile the next operator's kernels ahead on spare cores while one is measured")
     args = ap.parse_args()
@@ -886,6 +922,12 @@ def main() -> int:
     if args.jobs < 1 or (args.jobs > 1 and (args.match_baselines or names)):
         ap.error("--jobs takes a count of 1 or more, and more than 1 only when whole operators are measured "
                  "(not with --match-baselines or --kernels)")
+
+    if args.winners and (names or args.match_baselines):
+        ap.error("--winners chooses the kernels of whole operators: not with --kernels or --match-baselines")
+    missing = [str(w) for w in args.winners if not w.is_file()]
+    if missing:
+        ap.error(f"--winners: no results file {', '.join(missing)}")
 
     from aka.evaluate.evaluator import Evaluator, detect_device
     from aka.evaluate.pool import WorkerPool
@@ -913,6 +955,13 @@ def main() -> int:
         ap.error("--interleave measures whole operators (every kernel with its own baselines): "
                  "not with --match-baselines or --kernels")
     data["interleave"], data["timing_rule"] = args.interleave, TIMING_RULE
+    kernels = kernels_by_op(args.suite, root)
+    if args.winners:
+        earlier = [load(w) for w in args.winners]
+        kernels, left_out = select_winners(kernels, earlier)
+        chosen_by = [{"file": str(w), "cards": sorted(cards_of(e))} for w, e in zip(args.winners, earlier)]
+        data["winners_of"] = [c for c in data.get("winners_of", []) if c not in chosen_by] + chosen_by
+        data.setdefault("left_out", {}).update(left_out)
     wanted = set(filter(None, args.ops.split(",")))
     save = lambda: save_json(args.out, data)  # noqa: E731
     with ExitStack() as stack:
@@ -926,12 +975,12 @@ def main() -> int:
         if args.match_baselines:
             rematch(ev, args.suite, data, wanted, save, args.stop_after_s, kernels_root=root / "reference_kernels")
         elif names:
-            unknown = add_kernels(ev, kernels_by_op(args.suite, root), args.suite, data, names, save, args)
+            unknown = add_kernels(ev, kernels, args.suite, data, names, save, args)
             if unknown:
                 print(f"not kernels of {args.suite}: {', '.join(unknown)}", flush=True)
         else:
-            measure(ev, kernels_by_op(args.suite, root), args.suite, data, wanted, save, args, beside)
-    left = [op for op in kernels_by_op(args.suite, root)
+            measure(ev, kernels, args.suite, data, wanted, save, args, beside)
+    left = [op for op in kernels
             if (not wanted or op in wanted) and (op not in data["ops"] or is_partial(data, op))]
     if args.markdown:
         args.markdown.write_text(markdown(data))

@@ -704,3 +704,44 @@ def test_a_kernel_joined_to_older_baselines_is_marked_with_both_runs(sb):
     assert f"| op | new{sb.JOINED} | s1 |" in table and "| op | old | s1 |" in table
     assert "op/new timed at 2026-12-07 17:24 UTC (bbb), its baselines at 2026-12-07 10:18 UTC (aaa)" in table
     assert sb.JOINED not in sb.markdown({"format": sb.FORMAT, "interleave": True, "ops": {"op": entry}})
+
+
+def _earlier(sb, kernels_us: dict[str, dict[str, float]], card="NVIDIA H100 80GB HBM3", status="accepted"):
+    """A results file holding silu_and_mul with each kernel's times by shape."""
+    entry = {"kernels": {k: {"status": status, "rows": [{"shape": s, "us": us, "kernel": k} for s, us in t.items()]}
+                         for k, t in kernels_us.items()}, "device": {"name": card}}
+    return {"format": sb.FORMAT, "ops": {"silu_and_mul": entry}}
+
+
+def test_winners_keep_the_kernels_fastest_at_a_shape_elsewhere_and_any_new_one(sb):
+    """--winners: at an operator the earlier results hold, only the kernels that won a shape there
+    and the kernels they lack are measured; an operator they lack keeps every kernel."""
+    kd = Path("reference_kernels")
+    kernels = {"silu_and_mul": [kd / "silu_and_mul" / f"{k}.py" for k in ("a", "b", "c", "new")],
+               "softmax": [kd / "softmax" / "x.py", kd / "softmax" / "y.py"]}
+    earlier = _earlier(sb, {"a": {"s1": 10.0, "s2": 30.0}, "b": {"s1": 12.0, "s2": 20.0}, "c": {"s1": 11.0, "s2": 25.0}})
+    kept, left_out = sb.select_winners(kernels, [earlier])
+    assert [f.stem for f in kept["silu_and_mul"]] == ["a", "b", "new"] and left_out == {"silu_and_mul": ["c"]}
+    assert kept["softmax"] == kernels["softmax"]
+    rejected = _earlier(sb, {"a": {"s1": 10.0}}, status="rejected")        # nothing won there: all kept
+    assert sb.select_winners(kernels, [rejected]) == (kernels, {})
+    both, _ = sb.select_winners(kernels, [earlier, _earlier(sb, {"c": {"s9": 1.0}})])   # any file's winners count
+    assert [f.stem for f in both["silu_and_mul"]] == ["a", "b", "c", "new"]
+
+
+def test_the_table_names_the_kernels_winners_left_out_and_whose_results_chose(sb):
+    entry = _earlier(sb, {"a": {"s1": 10.0}})["ops"]["silu_and_mul"]
+    entry["kernels"]["a"]["rows"] = []
+    data = {"format": sb.FORMAT, "ops": {"silu_and_mul": entry}, "left_out": {"silu_and_mul": ["b", "c"]},
+            "winners_of": [{"file": "h100/llm-inference.json", "cards": ["NVIDIA H100 80GB HBM3"]}]}
+    text = sb.markdown(data)
+    assert "`h100/llm-inference.json` (NVIDIA H100 80GB HBM3)" in text and "silu_and_mul: b, c" in text
+
+
+def test_winners_take_whole_operators_and_an_existing_file(tmp_path):
+    for extra, says in ((["--winners", str(tmp_path / "none.json")], "no results file"),
+                        (["--winners", str(tmp_path / "none.json"), "--kernels", "pad_2d/a"], "not with --kernels")):
+        res = subprocess.run([sys.executable, str(TOOL), str(ROOT / "suites" / "kernel-patterns"), "--out",
+                              str(tmp_path / "x.json"), *extra], capture_output=True, text=True,
+                             env=dict(os.environ, PYTHONPATH=str(ROOT)))
+        assert res.returncode == 2 and says in res.stderr, res.stderr
