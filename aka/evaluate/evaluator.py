@@ -207,8 +207,10 @@ class Evaluator:
         code aka ships."""
         options = options or EvalOptions()
         dtype, rows, _ = self.plan(spec, options)
+        tol = spec.tolerance_for(dtype)
         job = jobs.CompareJob(
             device=self.pool.device, timeout_s=options.timeout_s or 900, spec=spec.to_dict(), dtype=dtype,
+            atol=tol.atol, rtol=tol.rtol, tol_outputs=dict(tol.outputs), mutates=tuple(spec.mutates),
             shapes=_shape_jobs(r for r in rows if not r["held_out"]), seed=options.seed,
             sandbox=getattr(self.pool, "sandbox", {}), rounds=rounds,
             incumbent=_source(incumbent, shipped[0]), candidate=_source(candidate, shipped[1]),

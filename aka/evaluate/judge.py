@@ -82,7 +82,7 @@ class Verdicts:
         self.rejections.append({"rule": rule, "message": message, "shape": shape, "file": file, "line": line})
 
 
-def _tolerance(job: jobs.EvalJob) -> Tolerance:
+def _tolerance(job: jobs.CheckedJob) -> Tolerance:
     return Tolerance(job.atol, job.rtol, {k: tuple(v) for k, v in job.tol_outputs.items()})
 
 
@@ -698,18 +698,21 @@ def cross_check(remote: Remote, i: int, params: dict, seed: int, timing: dict[st
         n = int(min(n, 5))
     batches = []
     for _ in range(BATCH_TRIES):
+        seeds = None
         if fresh is not None:
-            inputs_seed, sample_seed = (int.from_bytes(os.urandom(4), "little") for _ in range(2))
+            seeds = tuple(int.from_bytes(os.urandom(4), "little") for _ in range(2))
             with remote.timed("judge-reference"):
-                want, set_bytes = fresh.reference(inputs_seed, sample_seed)
-            n = int(min(n, FRESH_CALLS_MAX, max(2, FRESH_BYTES // max(set_bytes, 1))))
-            window_us, per_call, how = _batch(remote, i, params, seed, n, fresh=(inputs_seed, sample_seed))
+                want, set_bytes = fresh.reference(*seeds)
+            if set_bytes > LARGE_BYTES:             # a set for every call would not fit: the timed inputs
+                fresh = seeds = None
+            else:
+                n = int(min(n, FRESH_CALLS_MAX, max(2, FRESH_BYTES // max(set_bytes, 1))))
+        window_us, per_call, how = _batch(remote, i, params, seed, n, fresh=seeds)
+        if fresh is not None:
             failure = fresh.judge(remote, want)
             del want
             if failure:
                 return failure
-        else:
-            window_us, per_call, how = _batch(remote, i, params, seed, n)
         batches.append((per_call, window_us))
         allowance = UNGRAPHED_LAUNCH_US if gpu and how != "graph" else 0.0
         if claim >= CLAIM_FLOOR * (per_call - allowance):
@@ -886,11 +889,14 @@ def run_compare(job: jobs.CompareJob) -> dict[str, Any]:
                     t = _timing(sides[side].ask("bench", **common, **kw, **fixed))
                     method = method or (t["method"] if gpu else None)
                     (a if side == "incumbent" else b).append(t["median_us"])
+                fresh = None if job.mutates else FreshCheck(op, shape.params, seed, _tolerance(job))
                 for side, remote, times in (("incumbent", inc, a), ("candidate", cand, b)):
                     claim = {"median_us": sorted(times)[len(times) // 2], "method": method or "cpu-interpreter"}
-                    forged = cross_check(remote, i, shape.params, seed, claim, gpu, None)
+                    forged = cross_check(remote, i, shape.params, seed, claim, gpu, None, fresh)
                     if forged:
                         raise CandidateFailed(forged[0], f"{side}: {forged[1]}")
+                del fresh
+                _free(op)
                 c = decide(a, b, method or "cpu-interpreter")
                 c.shape = shape.id
                 results.append(c.__dict__)
@@ -898,7 +904,7 @@ def run_compare(job: jobs.CompareJob) -> dict[str, Any]:
     except OperatorFailed as exc:
         reply = {"ok": False, "operator_fault": exc.info}
     except CandidateFailed as exc:
-        if side == "incumbent" and exc.rule != "forged-timing":
+        if side == "incumbent" and exc.rule not in ("forged-timing", "batch-output"):
             reply = {"ok": False, "error": f"the incumbent failed while timed ({exc.rule}): {exc.message}"}
         else:
             reply = {"ok": True, "failed": {"rule": exc.rule, "message": exc.message, "shape": "", "file": "",

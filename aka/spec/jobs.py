@@ -79,16 +79,24 @@ class OperatorJob(Job):
 
 
 @dataclass(frozen=True)
-class EvalJob(OperatorJob):
+class CheckedJob(OperatorJob):
+    """Fields of a job whose outputs the judge holds to the reference's."""
+
+    atol: float = 1e-4
+    rtol: float = 1e-4
+    tol_outputs: dict[str, tuple[float, float]] = field(default_factory=dict)
+    """Per output path (atol, rtol) where an output has its own tolerance."""
+    mutates: tuple[str, ...] = ()
+    """The inputs the operator changes in place."""
+
+
+@dataclass(frozen=True)
+class EvalJob(CheckedJob):
     """Correctness, honesty and timing of one candidate."""
 
     kind: ClassVar[str] = "eval"
     candidate: CandidateSource = CandidateSource("candidate.py", "")
     trials: int = 3
-    atol: float = 1e-4
-    rtol: float = 1e-4
-    tol_outputs: dict[str, tuple[float, float]] = field(default_factory=dict)
-    mutates: tuple[str, ...] = ()
     time: bool = True
     baselines: tuple[str, ...] = ()
     interleave: bool = False
@@ -100,8 +108,9 @@ class EvalJob(OperatorJob):
 
 
 @dataclass(frozen=True)
-class CompareJob(OperatorJob):
-    """Interleaved incumbent/candidate timing, each in its own process."""
+class CompareJob(CheckedJob):
+    """Interleaved incumbent/candidate timing, each in its own process (the tolerance holds the
+    output of the call checked after each side's cross-check batch on fresh inputs)."""
 
     kind: ClassVar[str] = "compare"
     incumbent: CandidateSource = CandidateSource("incumbent.py", "")
@@ -112,15 +121,12 @@ class CompareJob(OperatorJob):
 
 
 @dataclass(frozen=True)
-class BaselinesJob(OperatorJob):
-    """Eager / torch.compile / production timings of some shapes, each with a given method."""
+class BaselinesJob(CheckedJob):
+    """Eager / torch.compile / production timings of some shapes, each with a given method (a
+    production baseline must match the reference within the operator's tolerance)."""
 
     kind: ClassVar[str] = "baselines"
     baselines: tuple[str, ...] = ("eager", "torch.compile")
-    atol: float = 1e-4
-    rtol: float = 1e-4
-    tol_outputs: dict[str, tuple[float, float]] = field(default_factory=dict)
-    """The operator's tolerance: a production baseline must match the reference within it."""
 
 
 @dataclass(frozen=True)

@@ -305,7 +305,7 @@ class _FakeFresh:
 def test_a_batch_on_fresh_inputs_is_bounded_by_their_bytes_and_its_call_cap(monkeypatch):
     """Each call of a fresh batch has an input set of its own, made before the window: at most
     FRESH_BYTES of them and FRESH_CALLS_MAX calls, two at least; new seeds for every batch."""
-    from aka.evaluate.judge import FRESH_BYTES, FRESH_CALLS_MAX, cross_check
+    from aka.evaluate.judge import FRESH_BYTES, FRESH_CALLS_MAX, LARGE_BYTES, cross_check
 
     ran = _batches(monkeypatch, [3.0])
     assert cross_check(REMOTE, 0, {}, 0, {"median_us": 3.0}, True, None, _FakeFresh(1 << 20)) is None
@@ -314,9 +314,13 @@ def test_a_batch_on_fresh_inputs_is_bounded_by_their_bytes_and_its_call_cap(monk
     assert cross_check(REMOTE, 0, {}, 0, {"median_us": 60.0}, True, None, _FakeFresh(FRESH_BYTES // 4)) is None
     assert ran == [4]
     ran = _batches(monkeypatch, [900.0, 900.0, 900.0])       # sets over the budget: still two calls
-    fresh = _FakeFresh(4 * FRESH_BYTES)
+    fresh = _FakeFresh(FRESH_BYTES + FRESH_BYTES // 2)
     assert cross_check(REMOTE, 0, {}, 0, {"median_us": 100.0}, True, None, fresh)[0] == "forged-timing"
     assert ran == [2, 2, 2] and len(set(fresh.seeds)) == 3
+    ran = _batches(monkeypatch, [900.0, 900.0, 900.0])       # past LARGE_BYTES a set: the timed inputs again
+    fresh = _FakeFresh(LARGE_BYTES + 1, verdict=("batch-output", "never asked"))
+    assert cross_check(REMOTE, 0, {}, 0, {"median_us": 100.0}, True, None, fresh)[0] == "forged-timing"
+    assert ran == [300, 300, 300] and len(fresh.seeds) == 1
 
 
 def test_a_wrong_output_after_a_fresh_batch_ends_the_cross_check(monkeypatch):
@@ -347,3 +351,13 @@ def test_a_fingerprint_cache_that_skips_work_on_unseen_unchecked_inputs_is_caugh
                                 EvalOptions(trials=1, time=True))
     assert result.status is EvalStatus.CHEAT, [str(r) for r in result.rejections]
     assert result.rejections[0].rule == "batch-output", [str(r) for r in result.rejections]
+
+
+def test_a_fingerprint_cache_in_an_interleaved_comparison_is_caught_by_a_batch_on_fresh_inputs(evaluator, fixture_op):
+    """An accept-step comparison starts the candidate's process afresh with timings, no checks:
+    there the fingerprint cache answers every repeat from its kept result. Each side's cross-check
+    batch runs on fresh inputs too (until session 50 the comparison's did not)."""
+    d = evaluator.compare(fixture_op, CANDIDATES / "honest_rmsnorm.py", CANDIDATES / "cheat_fingerprint_cache.py",
+                          rounds=3)
+    assert not d.promote and d.failure is not None and d.failure.rule == "forged-timing", d
+    assert d.failure.message.startswith("candidate:")
