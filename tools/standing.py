@@ -61,7 +61,10 @@ def suite_row(entry: dict, base: Path) -> list[str]:
     shapes = suite_bench.per_shape(ops)
     bars = suite_bench.targets(ops)
     mean = suite_bench._geomean([r["x_compile"] for r in shapes if r["x_compile"]])
-    return [_card(suite_bench.cards_of(data), rel), f"{name}, {len(ops)} of {total} operators", f"`{rel}`",
+    partial = sorted(op for op in ops if suite_bench.is_partial(data, op))
+    held = f"{name}, {len(ops)} of {total} operators" + (f" ({len(partial)} partial: {', '.join(partial)})"
+                                                         if partial else "")
+    return [_card(suite_bench.cards_of(data), rel), held, f"`{rel}`",
             f"{mean:.2f}×" if mean else "—",
             f"{sum(r['reached'] for r in shapes)} of {sum(r['matched'] for r in shapes)}",
             f"{sum(1 for r in bars if r['matched'] and not r['missed'])} of {len(bars)}",

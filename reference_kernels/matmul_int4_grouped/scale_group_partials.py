@@ -58,6 +58,13 @@ unpacks both nibbles in registers (tl.interleave of the low and high halves, the
 the dot): the codes now ride the cp.async pipeline with a, and the k loop is 304 instructions
 against 516, at 168 registers, three programs (12 warps) per SM instead of two. Not yet measured
 on a GPU.
+Session 50 (H100 SXM, tools/harness_probe.py against torch.compile timed interleaved at
+llama3-8b-qproj-prefill-512x4096x4096-g128, docs/results/2026-12-07-s50/s50a/probe/int4.txt): the
+defaults 279.01 us (1.33x torch.compile's 370.45), BLOCK_K 64 254.09 (1.47x), BLOCK_M 128 on 8
+warps 273.70 (1.36x), BLOCK_N 32 305.59 (1.23x). Session 49's offline sm_90 build had predicted the
+wave balance of BLOCK_N 32 and BLOCK_M 128 to help; the deeper k step helped more. BLOCK_K stays 32:
+the other shapes (llama2-7b-mlp-prefill, the two decode shapes) were not probed at 64, and the tuner
+searches it per shape.
 """
 
 import torch
