@@ -50,3 +50,22 @@ def test_a_suite_left_no_start_window_is_named_and_fails_the_call(tmp_path):
     assert "llm-inference: not started, nothing measured" in res.stderr
     assert "kernel-patterns: not started" not in res.stderr
     assert "llm-inference: not started" in (tmp_path / "out" / "gpu.txt").read_text()
+
+
+def test_winners_files_reach_every_suites_measuring_run(tmp_path):
+    """--winners (repeatable) is handed to suite_bench for each suite: the kernels to measure are
+    chosen there, from the named tables."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "args.log"
+    (bin_dir / "nvidia-smi").write_text("#!/bin/sh\necho 'index, name'\necho '0, Fake GPU'\n")
+    (bin_dir / "python3").write_text(f'#!/bin/bash\necho "$*" >> {log}\nexit 0\n')
+    for f in bin_dir.iterdir():
+        f.chmod(0o755)
+    env = dict(os.environ, OUT=str(tmp_path / "out"), PATH=f"{bin_dir}:{os.environ['PATH']}")
+    res = subprocess.run(["bash", str(SCRIPT), "--budget-s", "300", "--winners", "a.json", "--winners", "b.json",
+                          "suites/kernel-patterns", "suites/llm-inference"], capture_output=True, text=True, cwd=ROOT,
+                         env=env)
+    assert res.returncode == 0, res.stderr
+    runs = [line for line in log.read_text().splitlines() if "--stop-after-s" in line]
+    assert len(runs) == 2 and all("--winners a.json --winners b.json" in r for r in runs), runs
