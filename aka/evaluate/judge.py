@@ -386,6 +386,16 @@ def _collect(op: Operator, remote: Remote, name: str, ref_out: Any, ref_mut: dic
     return got, got_mut
 
 
+def _held_to(op: Operator, remote: Remote, name: str, want: Any, tol: Tolerance, rule: str, what: str,
+             want_mut: dict | None = None) -> tuple[str, str] | None:
+    """The output handed over as NAME against WANT (the reference's) within the tolerance: None when
+    it matches, else (RULE, WHAT and the mismatch)."""
+    with remote.timed("judge-handover"):
+        got, _ = _collect(op, remote, name, want, want_mut or {})
+    m = cmp.compare(got, want, tol.atol, tol.rtol, per_path=tol.outputs)
+    return None if m.ok else (rule, f"{what}: {m.detail}")
+
+
 def _nbytes(value: Any) -> int:
     return sum(t.numel() * t.element_size() for _, t in cmp.flatten(value) if isinstance(t, torch.Tensor))
 
@@ -396,13 +406,8 @@ def _refill(op: Operator, model: torch.nn.Module, remote: Remote, i: int, params
     with remote.timed("judge-reference"):
         ref_out, ref_mut, _, _ = _reference(op, model, params, seed, mutates)
     remote.ask("call", shape=i, params=params, seed=seed, refill_seed=seed, name="refill", mutates=list(mutates))
-    with remote.timed("judge-handover"):
-        got, _ = _collect(op, remote, "refill", ref_out, ref_mut)
-    m = cmp.compare(got, ref_out, tol.atol, tol.rtol, per_path=tol.outputs)
-    if not m.ok:
-        return ("stale-output", "the same input buffers refilled with new values gave a wrong output "
-                f"(a result cached by address or identity?): {m.detail}")
-    return None
+    return _held_to(op, remote, "refill", ref_out, tol, "stale-output", "the same input buffers refilled with new "
+                    "values gave a wrong output (a result cached by address or identity?)", ref_mut)
 
 
 def _ghost(op: Operator, remote: Remote, i: int, params: dict, seed: int, tol: Tolerance,
@@ -541,15 +546,12 @@ def _timed_output(op: Operator, remote: Remote, params: dict, seed: int, nsets: 
         model = _guard(op, "init", lambda: op.build(params, seed))
         inputs = _guard(op, "inputs", lambda: op.make_inputs(params, seed + 500 + nsets - 1))
         ref_out = _guard(op, "forward", lambda: _forward(op, model, inputs))
-    with remote.timed("judge-handover"):
-        got, _ = _collect(op, remote, "timed", ref_out, {})
-    m = cmp.compare(got, ref_out, tol.atol, tol.rtol, per_path=tol.outputs)
-    del model, inputs, ref_out, got
+    del model, inputs
+    failure = _held_to(op, remote, "timed", ref_out, tol, "timed-output", "a call like the timed ones, made right "
+                       "after them, gave a wrong output (work done when checked and skipped when timed?)")
+    del ref_out
     _free(op)
-    if not m.ok:
-        return ("timed-output", "a call like the timed ones, made right after them, gave a wrong output (work "
-                f"done when checked and skipped when timed?): {m.detail}")
-    return None
+    return failure
 
 
 def launch_floor_kw(gpu: bool) -> dict[str, float]:
@@ -668,13 +670,9 @@ class FreshCheck:
         return out, set_bytes
 
     def judge(self, remote: Remote, want: Any) -> tuple[str, str] | None:
-        with remote.timed("judge-handover"):
-            got, _ = _collect(self.op, remote, "fresh", want, {})
-        m = cmp.compare(got, want, self.tol.atol, self.tol.rtol, per_path=self.tol.outputs)
-        if not m.ok:
-            return ("batch-output", "the call made right after the judge's batch of calls on fresh inputs gave a "
-                    f"wrong output (work done only when it expects a check?): {m.detail}")
-        return None
+        return _held_to(self.op, remote, "fresh", want, self.tol, "batch-output", "the call made right after the "
+                        "judge's batch of calls on fresh inputs gave a wrong output (work done only when it expects "
+                        "a check?)")
 
 
 def cross_check(remote: Remote, i: int, params: dict, seed: int, timing: dict[str, Any], gpu: bool,
@@ -749,9 +747,9 @@ def _batch(remote: Remote, i: int, params: dict, seed: int, n: int,
         raise remote._lost(exc) from None
     if not done.get("ok"):
         raise _as_failure(done)
-    if fresh and done.get("foreign_output"):
-        raise CandidateFailed("output-subclass", "the output is not plain tensors and Python scalars: "
-                              f"{', '.join(map(str, done['foreign_output']))[:300]}")
+    foreign = _observations(done, set()) if fresh else None   # the checked call's reply reports only a foreign output
+    if foreign:
+        raise CandidateFailed(*foreign)
     return window_us, max(window_us - rtt, 0.0) / n, str(done.get("how", ""))
 
 

@@ -198,13 +198,7 @@ class Runner:
             timing = bench_cpu(calls)
         reply["timing"] = timing.__dict__
         if cmd.get("verify"):                       # one more call like the timed ones, its output handed over
-            out = calls[-1]()
-            foreign = _settled(out, op.device)
-            if foreign:
-                reply["foreign_output"] = foreign[:3]
-            else:
-                self._hand_over(cmd["verify"], out, {})
-            del out
+            self._offer(reply, cmd["verify"], calls[-1](), op.device)
         return reply
 
     def bench(self, cmd: dict) -> dict:
@@ -255,15 +249,19 @@ class Runner:
         reply: dict[str, Any] = {"how": how}
         if check is not None:
             chan.send({"ok": True, "done": True, "seq": cmd.get("seq")})
-            out = check()
-            foreign = _settled(out, op.device)
-            if foreign:
-                reply["foreign_output"] = foreign[:3]
-            else:
-                self._hand_over("fresh", sampled(out, int(cmd["sample_seed"])), {})
-            del out, check, calls, sets, run
+            self._offer(reply, "fresh", check(), op.device, lambda out: sampled(out, int(cmd["sample_seed"])))
+            del check, calls, sets, run
             _free(op.device)                        # the fresh sets' memory goes back before the next shape
         return reply
+
+    def _offer(self, reply: dict, name: str, out: Any, device: torch.device, cut: Any = None) -> None:
+        """One more call's output, settled, handed over as NAME (CUT of it, when given), or, when it
+        is not plain data, named in REPLY instead (`foreign_output`, which convicts)."""
+        foreign = _settled(out, device)
+        if foreign:
+            reply["foreign_output"] = foreign[:3]
+        else:
+            self._hand_over(name, cut(out) if cut else out, {})
 
     def _hand_over(self, name: str, out: Any, mutated: dict[str, Any]) -> None:
         """A call's output and the inputs it mutated, written for the judge to read."""
